@@ -1,0 +1,5 @@
+"""``python -m citelens``."""
+
+from .cli import main
+
+raise SystemExit(main())

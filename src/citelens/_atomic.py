@@ -1,0 +1,72 @@
+"""Atomic file writes (conventions §5.3): temp file in the target's directory, fsync, rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+
+__all__ = ["WriteFailure", "write_bytes_atomic", "write_parquet_atomic", "write_text_atomic"]
+
+
+class WriteFailure(Exception):
+    """Private marker: an output file could not be written. Carries no message."""
+
+
+def _target(path: object) -> Path:
+    if not isinstance(path, str | os.PathLike):
+        raise WriteFailure()
+    raw = os.fspath(path)
+    if not isinstance(raw, str) or raw == "":
+        raise WriteFailure()
+    return Path(raw)
+
+
+def write_bytes_atomic(path: object, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically and return the path."""
+    failed = False
+    try:
+        target = _target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=".citelens-", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp_name, target)
+        except BaseException:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+            raise
+    except Exception:
+        failed = True
+    if failed:
+        raise WriteFailure()
+    return target
+
+
+def write_text_atomic(path: object, text: str) -> Path:
+    """Write UTF-8 ``text`` to ``path`` atomically."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_parquet_atomic(path: object, table: pa.Table) -> Path:
+    """Write ``table`` as Parquet to ``path`` atomically."""
+    failed = False
+    data = b""
+    try:
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        data = sink.getvalue().to_pybytes()
+    except Exception:
+        failed = True
+    if failed:
+        raise WriteFailure()
+    return write_bytes_atomic(path, data)

@@ -1,0 +1,89 @@
+"""Error classes shared by every citelens module.
+
+Every error carries a fixed message (``str(e) == e.args[0]``) built only from fixed text, and a
+``category`` word from :data:`ERROR_CATEGORIES`. Errors are never chained: raise them outside
+the ``except`` block that caught a foreign exception, so no input value reaches a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ERROR_CATEGORIES",
+    "CitationMinimalityError",
+    "CitationOrderingError",
+    "CitationSupportError",
+    "CitelensError",
+    "CorpusError",
+    "GoldError",
+    "LimitsError",
+    "SummaryCitationError",
+    "SummaryCitationGateError",
+    "SummaryReviewError",
+]
+
+ERROR_CATEGORIES: tuple[str, ...] = (
+    "input",
+    "collection",
+    "limit",
+    "policy",
+    "record",
+    "identifier",
+    "span",
+    "value",
+    "reference",
+    "report",
+    "io",
+    "gate",
+    "review",
+)
+
+
+class CitelensError(Exception):
+    """Base class of every citelens error: a fixed message and a fixed category."""
+
+    category: str
+
+    def __init__(self, message: str, category: str = "input") -> None:
+        if category not in ERROR_CATEGORIES:
+            category = "input"
+        super().__init__(message)
+        self.category = category
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.args[0], self.category))
+
+
+class LimitsError(CitelensError, ValueError):
+    """An invalid :class:`citelens.Limits` field."""
+
+
+class CitationSupportError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.support`."""
+
+
+class SummaryCitationError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.summary_citations`."""
+
+
+class SummaryCitationGateError(CitelensError, AssertionError):
+    """Raised by ``assert_summary_citation_gate`` when the gate fails."""
+
+
+class CitationMinimalityError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.minimality`."""
+
+
+class CitationOrderingError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.ordering`."""
+
+
+class SummaryReviewError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.review`."""
+
+
+class GoldError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.gold` library functions."""
+
+
+class CorpusError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.corpus` and :mod:`citelens.spark`."""
