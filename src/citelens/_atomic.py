@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -38,10 +39,8 @@ def write_bytes_atomic(path: object, data: bytes) -> Path:
                 os.fsync(handle.fileno())
             os.replace(tmp_name, target)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
-            except OSError:
-                pass
             raise
     except Exception:
         failed = True

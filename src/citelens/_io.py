@@ -199,7 +199,9 @@ def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
     result: Any = None
     ok = False
     try:
-        target = Path(os.fspath(path))  # type: ignore[arg-type]
+        target = Path(os.fspath(path))  # type: ignore[call-overload]
+        if not target.is_file():
+            raise ReadFailure()
         if suffix == ".parquet":
             import pyarrow.parquet as pq
 

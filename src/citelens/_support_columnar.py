@@ -1,17 +1,533 @@
-"""Columnar normalisation (stub)."""
+"""Columnar normalisation of support collections (§4): whole-column Polars expressions.
+
+Each ``*_from_table`` function evaluates the record rules of §3.5 for every row at once and
+returns canonical Arrow tables, or ``None`` when any row lies outside the shapes it evaluates
+exactly (a defective row, an alias conflict, a nested span, a non-ASCII label, …). ``None``
+sends the collection to the exact row path, which then yields the identical result or names
+the first defective row with its catalogue error. The two paths are differential-tested.
+"""
+
 from __future__ import annotations
+
+import itertools
+import re
 from typing import Any
+
+import polars as pl
 import pyarrow as pa
 
+from ._support_records import (
+    CLAIM_CITATION_ALIASES,
+    CLAIM_ID_ALIASES,
+    CLAIM_SOURCE_ALIASES,
+    CLAIM_TYPE_ALIASES,
+    EDGE_CLAIM_ALIASES,
+    EDGE_EVIDENCE_ALIASES,
+    EDGE_SOURCE_ALIASES,
+    EVIDENCE_ID_ALIASES,
+    EVIDENCE_SOURCE_ALIASES,
+    LENGTH_ALIASES,
+    TEXT_ALIASES,
+)
+from ._support_rules import FLAG_KEYS, INT64_MAX, LABEL_KEYS, LABEL_SPELLINGS, SPAN_END, SPAN_START
+from ._support_schema import ADJUDICATION_SCHEMA, CLAIM_SCHEMA, EDGE_SCHEMA, EVIDENCE_SCHEMA
+
+__all__ = [
+    "adjudications_from_table",
+    "citations_from_table",
+    "claims_from_table",
+    "evidence_from_table",
+    "python_records_table",
+    "type_csv_table",
+]
+
+# Every character for which ``str.isspace()`` is true: the identifier rule's ``strip()``.
+_WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+_WS_CLASS = "".join(f"\\u{{{ord(c):04x}}}" for c in _WHITESPACE)
+_EDGE_OR_CONTROL = f"^[{_WS_CLASS}]|[{_WS_CLASS}]$|[\\x00-\\x1f\\x7f]"
+_NESTED = ("span", "source_span", "claim_span", "evidence_span")
+_OFFSET_COLUMNS = ("start", "end", "source_start", "source_end", "span_start", "span_end")
+_FLAG_COLUMNS = tuple(key for key, _ in FLAG_KEYS)
+_INT_PATTERN = re.compile(r"[+-]?[0-9]+")
+
+
+class _Outside(Exception):
+    """Private: the collection is outside the exact columnar domain; use the row path."""
+
+
+def _frame(table: pa.Table) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _kind(dtype: pl.DataType) -> str:
+    if dtype == pl.String:
+        return "str"
+    if dtype.is_integer():
+        return "int"
+    if dtype == pl.Boolean:
+        return "bool"
+    if dtype == pl.Null:
+        return "null"
+    if isinstance(dtype, pl.List):
+        inner = dtype.inner
+        if inner == pl.String:
+            return "list_str"
+        if inner is not None and inner.is_integer():
+            return "list_int"
+        if inner == pl.Null:
+            return "list_null"
+    return "other"
+
+
+def _present(frame: pl.DataFrame, aliases: tuple[str, ...]) -> list[str]:
+    """Alias columns that exist and hold at least one non-null value."""
+    return [
+        name
+        for name in aliases
+        if name in frame.columns
+        and _kind(frame.schema[name]) != "null"
+        and frame[name].null_count() < frame.height
+    ]
+
+
+def _group(
+    frame: pl.DataFrame, aliases: tuple[str, ...], allowed: tuple[str, ...]
+) -> pl.Series | None:
+    """The first-value rule over alias columns: the value, or ``None`` when all are absent."""
+    names = _present(frame, aliases)
+    if not names:
+        return None
+    kinds = {_kind(frame.schema[name]) for name in names}
+    if len(kinds) != 1 or next(iter(kinds)) not in allowed:
+        raise _Outside()
+    kind = next(iter(kinds))
+    columns = [frame[name] for name in names]
+    if kind == "int":
+        for column in columns:
+            if column.dtype == pl.UInt64 and (column.max() or 0) > INT64_MAX:  # type: ignore[operator]
+                raise _Outside()
+        columns = [column.cast(pl.Int64) for column in columns]
+    if len(columns) == 1:
+        return columns[0]
+    if kind.startswith("list"):
+        raise _Outside()
+    value = pl.select(pl.coalesce(columns)).to_series()
+    for column in columns[1:]:
+        if bool((column.is_not_null() & (column != value)).any()):
+            raise _Outside()
+    return value
+
+
+def _nested_absent(frame: pl.DataFrame) -> None:
+    if _present(frame, _NESTED):
+        raise _Outside()
+
+
+def _identifier(series: pl.Series, *, optional: bool = False) -> pl.Series:
+    """The identifier rule for a string/int column without nulls (``""`` for optional)."""
+    if series.dtype != pl.String:
+        series = series.cast(pl.String)
+    if optional:
+        empty = series.is_null() | (series == "")
+        series = pl.select(pl.when(empty).then(pl.lit("")).otherwise(series)).to_series()
+        check = ~empty
+    else:
+        if series.null_count():
+            raise _Outside()
+        check = pl.Series([True] * len(series), dtype=pl.Boolean)
+    # One regex pass finds values that need stripping or hold a control character; byte
+    # length bounds code-point length from above, so code points are counted only when needed.
+    needs_work = series.str.contains(_EDGE_OR_CONTROL).fill_null(False)
+    if bool(needs_work.any()):
+        stripped = pl.select(
+            pl.when(needs_work).then(series.str.strip_chars(_WHITESPACE)).otherwise(series)
+        ).to_series()
+    else:
+        stripped = series
+    byte_length = stripped.str.len_bytes()
+    bad = check & (byte_length < 1)
+    if bool((byte_length > 256).any()):
+        bad = bad | (check & (stripped.str.len_chars() > 256))
+    if bool(needs_work.any()):
+        bad = bad | (check & stripped.str.contains(r"[\x00-\x1f\x7f]").fill_null(False))
+    if bool(bad.any()):
+        raise _Outside()
+    return stripped
+
+
+def _offsets(frame: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
+    _nested_absent(frame)
+    none = pl.Series([None] * frame.height, dtype=pl.Int64)
+    start = _group(frame, SPAN_START, ("int",))
+    end = _group(frame, SPAN_END, ("int",))
+    return (none if start is None else start), (none if end is None else end)
+
+
+def _lengths(frame: pl.DataFrame, lengths: dict[str, int], source: pl.Series) -> pl.Series:
+    length = _group(frame, LENGTH_ALIASES, ("int",))
+    text = _group(frame, TEXT_ALIASES, ("str",))
+    if length is None:
+        length = pl.Series([None] * frame.height, dtype=pl.Int64)
+    if text is not None:
+        length = pl.select(pl.coalesce(length, text.str.len_chars().cast(pl.Int64))).to_series()
+    if lengths:
+        fill = pl.DataFrame(
+            {"_source": list(lengths), "_length": list(lengths.values())},
+            schema={"_source": pl.String, "_length": pl.Int64},
+        )
+        filled = (
+            pl.DataFrame({"_source": source, "_own": length})
+            .join(fill, on="_source", how="left", maintain_order="left")
+            .select(pl.coalesce("_own", "_length"))
+            .to_series()
+        )
+        length = filled
+    return length.cast(pl.Int64)
+
+
+def _optional_source(frame: pl.DataFrame, aliases: tuple[str, ...]) -> pl.Series:
+    source = _group(frame, aliases, ("str",))
+    if source is None:
+        return pl.Series([""] * frame.height, dtype=pl.String)
+    return _identifier(source, optional=True)
+
+
+def _claim_type(frame: pl.DataFrame) -> pl.Series:
+    value = _group(frame, CLAIM_TYPE_ALIASES, ("str",))
+    if value is None:
+        return pl.Series([""] * frame.height, dtype=pl.String)
+    if bool(value.str.contains(r"[^\x00-\x7f]").fill_null(False).any()):
+        raise _Outside()  # casefold() and lower-casing differ only outside ASCII
+    empty = value.is_null() | (value == "")
+    normal = (
+        value.str.strip_chars(_WHITESPACE)
+        .str.to_lowercase()
+        .str.replace_all(r"[^a-z0-9_.-]+", "-")
+        .str.strip_chars("-")
+    )
+    ok = normal.str.contains(r"^[a-z0-9][a-z0-9_.-]{0,63}$").fill_null(False)
+    if bool((~empty & ~ok).any()):
+        raise _Outside()
+    return pl.select(pl.when(empty).then(pl.lit("")).otherwise(normal)).to_series()
+
+
+def _table(columns: dict[str, pl.Series], schema: pa.Schema) -> pa.Table:
+    frame = pl.DataFrame(columns)
+    arrow = frame.to_arrow()
+    return pa.Table.from_arrays([arrow.column(f.name).cast(f.type) for f in schema], schema=schema)
+
+
+def claims_from_table(
+    table: pa.Table, citation_limit: int, lengths: dict[str, int], strict: bool
+) -> tuple[pa.Table, pa.Table] | None:
+    """Claims and claim-embedded edges, or ``None`` outside the exact domain."""
+    try:
+        return _claims(_frame(table), citation_limit, lengths)
+    except Exception:  # outside the exact domain (or unexpected): the row path decides
+        return None
+
+
+def _claims(
+    frame: pl.DataFrame, citation_limit: int, lengths: dict[str, int]
+) -> tuple[pa.Table, pa.Table]:
+    raw_id = _group(frame, CLAIM_ID_ALIASES, ("str", "int"))
+    if raw_id is None:
+        raise _Outside()
+    start, end = _offsets(frame)
+    source = _optional_source(frame, CLAIM_SOURCE_ALIASES)
+    citations = _group(
+        frame, CLAIM_CITATION_ALIASES, ("str", "int", "list_str", "list_int", "list_null")
+    )
+    claim_type = _claim_type(frame)
+    claim_id = _identifier(raw_id)
+    length = _lengths(frame, lengths, source)
+    claims = _table(
+        {
+            "claim_id": claim_id,
+            "start": start,
+            "end": end,
+            "source_id": source,
+            "source_length": length,
+            "claim_type": claim_type,
+        },
+        CLAIM_SCHEMA,
+    )
+    if citations is None:
+        return claims, EDGE_SCHEMA.empty_table()
+    if isinstance(citations.dtype, pl.List):
+        items = citations.cast(pl.List(pl.String))
+        counts = items.list.len().fill_null(0)
+        if bool((counts > citation_limit).any()) or int(counts.sum()) > citation_limit:
+            raise _Outside()
+        exploded = (
+            pl.DataFrame({"claim_id": claim_id, "item": items})
+            .filter(pl.col("item").list.len().fill_null(0) > 0)
+            .explode("item")
+        )
+    else:
+        exploded = pl.DataFrame({"claim_id": claim_id, "item": citations.cast(pl.String)}).filter(
+            pl.col("item").is_not_null()
+        )
+        if exploded.height > citation_limit:
+            raise _Outside()
+    if exploded["item"].null_count():
+        raise _Outside()
+    evidence_id = _identifier(exploded["item"])
+    none = pl.Series([None] * exploded.height, dtype=pl.Int64)
+    edges = _table(
+        {
+            "claim_id": exploded["claim_id"],
+            "evidence_id": evidence_id,
+            "start": none,
+            "end": none,
+            "source_id": pl.Series([""] * exploded.height, dtype=pl.String),
+        },
+        EDGE_SCHEMA,
+    )
+    return claims, edges
+
+
+def evidence_from_table(
+    table: pa.Table, lengths: dict[str, int], strict: bool
+) -> tuple[pa.Table, pa.Table] | None:
+    """Evidence (no embedded adjudications in the columnar domain), or ``None``."""
+    try:
+        frame = _frame(table)
+        if _present(frame, EDGE_CLAIM_ALIASES):
+            raise _Outside()  # claim aliases may embed adjudications: exact row path
+        raw_id = _group(frame, EVIDENCE_ID_ALIASES, ("str", "int"))
+        if raw_id is None:
+            raise _Outside()
+        start, end = _offsets(frame)
+        source = _optional_source(frame, EVIDENCE_SOURCE_ALIASES)
+        evidence_id = _identifier(raw_id)
+        length = _lengths(frame, lengths, source)
+        evidence = _table(
+            {
+                "evidence_id": evidence_id,
+                "start": start,
+                "end": end,
+                "source_id": source,
+                "source_length": length,
+            },
+            EVIDENCE_SCHEMA,
+        )
+        return evidence, ADJUDICATION_SCHEMA.empty_table()
+    except Exception:  # outside the exact domain (or unexpected): the row path decides
+        return None
+
+
+def citations_from_table(table: pa.Table) -> pa.Table | None:
+    """Explicit citation edges, or ``None`` outside the exact domain."""
+    try:
+        frame = _frame(table)
+        claim = _group(frame, EDGE_CLAIM_ALIASES, ("str", "int"))
+        evidence = _group(frame, EDGE_EVIDENCE_ALIASES, ("str", "int"))
+        if claim is None or evidence is None:
+            raise _Outside()
+        if claim.null_count() or evidence.null_count():
+            raise _Outside()
+        start, end = _offsets(frame)
+        source = _group(frame, EDGE_SOURCE_ALIASES, ("str",))
+        fallback = _group(frame, ("source_id",), ("str",))
+        if source is None:
+            source = fallback
+        elif fallback is not None:
+            source = pl.select(pl.coalesce(source, fallback)).to_series()
+        claim_id = _identifier(claim)
+        evidence_id = _identifier(evidence)
+        source_id = (
+            pl.Series([""] * frame.height, dtype=pl.String)
+            if source is None
+            else _identifier(source, optional=True)
+        )
+        return _table(
+            {
+                "claim_id": claim_id,
+                "evidence_id": evidence_id,
+                "start": start,
+                "end": end,
+                "source_id": source_id,
+            },
+            EDGE_SCHEMA,
+        )
+    except Exception:  # outside the exact domain (or unexpected): the row path decides
+        return None
+
+
+def _label_column(series: pl.Series) -> pl.Series:
+    kind = _kind(series.dtype)
+    if kind == "bool":
+        return pl.select(
+            pl.when(series).then(pl.lit("supports")).otherwise(pl.lit("irrelevant"))
+        ).to_series()
+    if kind != "str":
+        raise _Outside()
+    if bool(series.str.contains(r"[^\x00-\x7f]").fill_null(False).any()):
+        raise _Outside()
+    key = (
+        series.str.strip_chars(_WHITESPACE)
+        .str.to_lowercase()
+        .str.replace_all(r"[^a-z0-9]+", "_")
+        .str.strip_chars("_")
+    )
+    label = key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
+    if bool((series.is_not_null() & label.is_null()).any()):
+        raise _Outside()
+    return label
+
+
+def adjudications_from_table(table: pa.Table, strict: bool) -> pa.Table | None:
+    """Explicit adjudications, or ``None`` outside the exact domain.
+
+    ``strict``: rows came from Python mappings, where a flag key holding ``None`` is an error;
+    any null in a flag column then goes to the row path.
+    """
+    try:
+        frame = _frame(table)
+        claim = _group(frame, EDGE_CLAIM_ALIASES, ("str", "int"))
+        evidence = _group(frame, EDGE_EVIDENCE_ALIASES, ("str", "int"))
+        fallback = _group(frame, ("source_id",), ("str", "int"))
+        if evidence is None:
+            evidence = fallback
+        elif fallback is not None:
+            if evidence.dtype != fallback.dtype:
+                raise _Outside()
+            evidence = pl.select(pl.coalesce(evidence, fallback)).to_series()
+        if claim is None or evidence is None or claim.null_count() or evidence.null_count():
+            raise _Outside()
+        collected = [
+            _label_column(frame[name]) for name in LABEL_KEYS if name in _present(frame, (name,))
+        ]
+        false_targets: list[pl.Series] = []
+        flags_present = pl.Series([False] * frame.height, dtype=pl.Boolean)
+        for name, target in FLAG_KEYS:
+            if name not in frame.columns or _kind(frame.schema[name]) == "null":
+                if strict and name in frame.columns:
+                    raise _Outside()
+                continue
+            flag = frame[name]
+            if _kind(flag.dtype) != "bool" or (strict and flag.null_count()):
+                raise _Outside()
+            flags_present = flags_present | flag.is_not_null()
+            collected.append(
+                pl.select(pl.when(flag).then(pl.lit(target)).otherwise(None)).to_series()
+            )
+            false_targets.append(
+                pl.select(pl.when(~flag).then(pl.lit(target)).otherwise(None)).to_series()
+            )
+        if collected:
+            first = pl.select(pl.coalesce(collected)).to_series()
+        else:
+            first = pl.Series([None] * frame.height, dtype=pl.String)
+        for column in collected:
+            if bool((column.is_not_null() & (column != first)).any()):
+                raise _Outside()
+        for column in false_targets:
+            if bool((column.is_not_null() & (column == first)).any()):
+                raise _Outside()
+        label = pl.select(
+            pl.when(first.is_null() & flags_present).then(pl.lit("irrelevant")).otherwise(first)
+        ).to_series()
+        if label.null_count():
+            raise _Outside()
+        claim_id = _identifier(claim)
+        evidence_id = _identifier(evidence)
+        return _table(
+            {
+                "claim_id": claim_id,
+                "evidence_id": evidence_id,
+                "label": label,
+                "origin": pl.Series(["explicit"] * frame.height, dtype=pl.String),
+            },
+            ADJUDICATION_SCHEMA,
+        )
+    except Exception:  # outside the exact domain (or unexpected): the row path decides
+        return None
+
+
 def python_records_table(items: list[Any]) -> pa.Table | None:
-    return None
+    """Plain ``dict`` records as one Arrow table (Arrow infers each column from all rows), or
+    ``None`` when they are not exactly representable (mixed types, non-dict rows, …)."""
+    if not items or set(map(type, items)) != {dict} or not _plain_values(items):
+        return None
+    try:
+        array = pa.array(items)
+        if not pa.types.is_struct(array.type):
+            return None
+        return pa.Table.from_struct_array(array)
+    except Exception:
+        return None
+
+
+_PLAIN_TYPES = frozenset((str, int, bool, float, type(None), list, dict))
+
+
+def _plain_values(items: list[dict[str, Any]]) -> bool:
+    """Every value, nested ones included, has an exact built-in type.
+
+    Arrow converts ``int``/``str`` subclasses by value, while the record rules call their
+    ``__str__``/``__eq__``; such objects take the row path. The scan runs level by level with
+    C-level ``map``/``set`` calls.
+    """
+    values: list[Any] = list(itertools.chain.from_iterable(map(dict.values, items)))
+    while values:
+        types = set(map(type, values))
+        if not types <= _PLAIN_TYPES:
+            return False
+        nested: list[Any] = []
+        if list in types:
+            nested.extend(itertools.chain.from_iterable(v for v in values if type(v) is list))
+        if dict in types:
+            dicts = [v for v in values if type(v) is dict]
+            nested.extend(itertools.chain.from_iterable(map(dict.values, dicts)))
+        values = nested
+    return True
+
+
 def type_csv_table(table: pa.Table) -> pa.Table | list[dict[str, Any]]:
-    return table
-def claims_from_table(table: pa.Table, citation_limit: int, lengths: dict[str, int], strict: bool) -> Any:
-    return None
-def evidence_from_table(table: pa.Table, lengths: dict[str, int], strict: bool) -> Any:
-    return None
-def citations_from_table(table: pa.Table) -> Any:
-    return None
-def adjudications_from_table(table: pa.Table, strict: bool) -> Any:
-    return None
+    """Apply the CSV typing of §4.2: offsets and lengths as int64, flags as booleans.
+
+    A typed cell that does not parse keeps its text; a column that mixes parsed and unparsed
+    cells cannot be one Arrow column, so such a file is returned as Python rows.
+    """
+    frame = _frame(table)
+    mixed = False
+    columns: dict[str, pl.Series] = {}
+    for name in frame.columns:
+        series = frame[name]
+        if series.dtype != pl.String:
+            continue
+        if name in _OFFSET_COLUMNS or name in LENGTH_ALIASES:
+            ok = series.str.contains(r"^[+-]?[0-9]+$").fill_null(True)
+            parsed = series.str.to_integer(strict=False)
+            if bool((series.is_not_null() & (~ok | parsed.is_null())).any()):
+                mixed = True
+            else:
+                columns[name] = parsed.cast(pl.Int64)
+        elif name in _FLAG_COLUMNS:
+            lowered = series.str.to_lowercase()
+            if bool((series.is_not_null() & ~lowered.is_in(["true", "false"])).any()):
+                mixed = True
+            else:
+                columns[name] = lowered == "true"
+    if not mixed:
+        return frame.with_columns(**columns).to_arrow() if columns else table
+    return [_type_csv_row(row) for row in frame.to_dicts()]
+
+
+def _type_csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if value is None:
+            continue
+        if (name in _OFFSET_COLUMNS or name in LENGTH_ALIASES) and _INT_PATTERN.fullmatch(value):
+            number = int(value)
+            out[name] = number if -(2**63) <= number <= INT64_MAX else value
+        elif name in _FLAG_COLUMNS and value.lower() in ("true", "false"):
+            out[name] = value.lower() == "true"
+        else:
+            out[name] = value
+    return out

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-__all__ = ["KernelResult", "REASON_CODES", "run_kernel", "span_status"]
+__all__ = ["REASON_CODES", "KernelResult", "run_kernel", "span_status"]
 
 DOC = "document_ref"
 REASON_CODES: tuple[str, ...] = (
@@ -70,6 +70,17 @@ def run_kernel(
     ``documents`` lists the document keys to report (one row per document, column
     ``document_ref``), including documents that have no rows in some tables.
     """
+    frames = _kernel_frames(claims, evidence, raw_edges, adjudications, documents)
+    return KernelResult(*frames)
+
+
+def _kernel_frames(
+    claims: pl.DataFrame,
+    evidence: pl.DataFrame,
+    raw_edges: pl.DataFrame,
+    adjudications: pl.DataFrame,
+    documents: pl.DataFrame,
+) -> list[pl.DataFrame]:
     claims = claims.with_columns(
         span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias("span_status")
     )
@@ -221,12 +232,10 @@ def run_kernel(
         .with_columns(pl.exclude(DOC).cast(pl.Int64))
         .sort(DOC)
     )
-    return KernelResult(
-        documents=per_document,
-        claims=claims,
-        evidence=evidence,
-        edges=edges.select(
-            *edge_key, "multiplicity", "reason", "valid", "label", "_attached"
-        ),
-        adjudications=adjudications,
-    )
+    return [
+        per_document,
+        claims,
+        evidence,
+        edges.select(*edge_key, "multiplicity", "reason", "valid", "label", "_attached"),
+        adjudications,
+    ]

@@ -207,7 +207,9 @@ def _typed(call: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _offsets(start: object, end: object) -> tuple[int | None, int | None]:
-    out_start = None if start is None else int64_or_fail(start, "span offsets must be integers", "span")
+    out_start = (
+        None if start is None else int64_or_fail(start, "span offsets must be integers", "span")
+    )
     out_end = None if end is None else int64_or_fail(end, "span offsets must be integers", "span")
     return out_start, out_end
 
@@ -275,9 +277,9 @@ class AtomicClaim:
         return result
 
     def __repr__(self) -> str:
+        present = self.start is not None or self.end is not None
         return (
-            f"AtomicClaim(<redacted>, span_present={self.start is not None or self.end is not None}, "
-            f"citation_count={len(self.citations)})"
+            f"AtomicClaim(<redacted>, span_present={present}, citation_count={len(self.citations)})"
         )
 
 

@@ -410,8 +410,7 @@ class CitationSupportReport:
             f"| Citation precision | {_score(self.citation_precision)} |",
             f"| Support recall | {_score(self.support_recall)} |",
             f"| Orphan claims | {self.orphan_claim_count} ({self.orphan_claim_rate:.4f}) |",
-            f"| Unused evidence | {self.unused_evidence_count} "
-            f"({self.unused_evidence_rate:.4f}) |",
+            f"| Unused evidence | {self.unused_evidence_count} ({self.unused_evidence_rate:.4f}) |",
             "",
             "## Deterministic span checks",
             "",

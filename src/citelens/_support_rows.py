@@ -300,9 +300,7 @@ def _citation_item(item: Any) -> tuple[str, str, int | None, int | None, str]:
     raise fail("citation records must be mappings or pairs", "record")
 
 
-def citation_rows(
-    value: Any, *, citation_limit: int, as_columnar_list: bool = False
-) -> pa.Table:
+def citation_rows(value: Any, *, citation_limit: int, as_columnar_list: bool = False) -> pa.Table:
     """Explicit citations stage (§5 stage 6)."""
     edges = _Columns(EDGE_SCHEMA.names)
     if not as_columnar_list and isinstance(value, Mapping):

@@ -80,7 +80,7 @@ def int64_or_fail(value: object, message: str, category: str) -> int:
     """A non-bool int in [-2^63, 2^63 - 1], else the given failure."""
     if not is_int(value):
         raise fail(message, category)
-    number = int(value)  # type: ignore[call-overload]
+    number: int = int(value)  # type: ignore[call-overload]
     if number < INT64_MIN or number > INT64_MAX:
         raise fail(message, category)
     return number

@@ -217,7 +217,10 @@ def _compute(
     if kind == "json_object":
         kind, payload = "mapping", _json_object(payload, EVIDENCE_RECORD_KEYS)
     if kind == "empty":
-        evidence_table, embedded_adj = EVIDENCE_SCHEMA.empty_table(), ADJUDICATION_SCHEMA.empty_table()
+        evidence_table, embedded_adj = (
+            EVIDENCE_SCHEMA.empty_table(),
+            ADJUDICATION_SCHEMA.empty_table(),
+        )
     else:
         evidence_table, embedded_adj = _fast_or_rows(
             kind,
@@ -251,9 +254,7 @@ def _compute(
             kind,
             payload,
             lambda t, strict: citations_from_table(t),
-            lambda v, col: citation_rows(
-                v, citation_limit=bounds.citations, as_columnar_list=col
-            ),
+            lambda v, col: citation_rows(v, citation_limit=bounds.citations, as_columnar_list=col),
         )
     if embedded_edges.num_rows + explicit_edges.num_rows > bounds.citations:
         raise fail("citation collection exceeds the record limit", "limit")
@@ -280,7 +281,9 @@ def _compute(
     return claim_frame, evidence_frame, edge_frame, adjudication_frame
 
 
-def _section_values(row: dict[str, int]) -> tuple[DeterministicSpanChecks, ClinicianAdjudicationMetrics]:
+def _section_values(
+    row: dict[str, int],
+) -> tuple[DeterministicSpanChecks, ClinicianAdjudicationMetrics]:
     claim_count = row["claim_count"]
     evidence_count = row["evidence_count"]
     valid_claims = row["valid_claim_span_count"]
@@ -347,17 +350,35 @@ def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
                 return frame
             return frame.with_columns(_pseudonym(pl.col(c)).alias(c) for c in columns)
 
-        claims = ids(kernel.claims, ["claim_id", "source_id", "claim_type"]).select(
-            "claim_id", "start", "end", "source_id", "source_length", "claim_type",
-            "span_status", "orphan", "adjudicated", "supported",
-        ).sort("claim_id")
-        evidence = ids(kernel.evidence, ["evidence_id", "source_id"]).select(
-            "evidence_id", "start", "end", "source_id", "source_length", "span_status", "used"
-        ).sort("evidence_id")
+        claims = (
+            ids(kernel.claims, ["claim_id", "source_id", "claim_type"])
+            .select(
+                "claim_id",
+                "start",
+                "end",
+                "source_id",
+                "source_length",
+                "claim_type",
+                "span_status",
+                "orphan",
+                "adjudicated",
+                "supported",
+            )
+            .sort("claim_id")
+        )
+        evidence = (
+            ids(kernel.evidence, ["evidence_id", "source_id"])
+            .select(
+                "evidence_id", "start", "end", "source_id", "source_length", "span_status", "used"
+            )
+            .sort("evidence_id")
+        )
         key = ["claim_id", "evidence_id", "start", "end", "source_id"]
-        edges = ids(kernel.edges, ["claim_id", "evidence_id", "source_id"]).select(
-            *key, "multiplicity", "reason", "valid", "label"
-        ).sort(key, nulls_last=False)
+        edges = (
+            ids(kernel.edges, ["claim_id", "evidence_id", "source_id"])
+            .select(*key, "multiplicity", "reason", "valid", "label")
+            .sort(key, nulls_last=False)
+        )
         adjudications = (
             ids(kernel.adjudications, ["claim_id", "evidence_id"])
             .select("claim_id", "evidence_id", "label", "origin", "matched")
@@ -382,32 +403,48 @@ def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
 _S, _I, _B = pa.large_string(), pa.int64(), pa.bool_()
 _CLAIM_OUT = pa.schema(
     [
-        pa.field("claim_id", _S, False), pa.field("start", _I), pa.field("end", _I),
-        pa.field("source_id", _S, False), pa.field("source_length", _I),
-        pa.field("claim_type", _S, False), pa.field("span_status", _S, False),
-        pa.field("orphan", _B, False), pa.field("adjudicated", _B, False),
+        pa.field("claim_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("source_length", _I),
+        pa.field("claim_type", _S, False),
+        pa.field("span_status", _S, False),
+        pa.field("orphan", _B, False),
+        pa.field("adjudicated", _B, False),
         pa.field("supported", _B, False),
     ]
 )
 _EVIDENCE_OUT = pa.schema(
     [
-        pa.field("evidence_id", _S, False), pa.field("start", _I), pa.field("end", _I),
-        pa.field("source_id", _S, False), pa.field("source_length", _I),
-        pa.field("span_status", _S, False), pa.field("used", _B, False),
+        pa.field("evidence_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("source_length", _I),
+        pa.field("span_status", _S, False),
+        pa.field("used", _B, False),
     ]
 )
 _EDGE_OUT = pa.schema(
     [
-        pa.field("claim_id", _S, False), pa.field("evidence_id", _S, False),
-        pa.field("start", _I), pa.field("end", _I), pa.field("source_id", _S, False),
-        pa.field("multiplicity", _I, False), pa.field("reason", _S), pa.field("valid", _B, False),
+        pa.field("claim_id", _S, False),
+        pa.field("evidence_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("multiplicity", _I, False),
+        pa.field("reason", _S),
+        pa.field("valid", _B, False),
         pa.field("label", _S),
     ]
 )
 _ADJ_OUT = pa.schema(
     [
-        pa.field("claim_id", _S, False), pa.field("evidence_id", _S, False),
-        pa.field("label", _S, False), pa.field("origin", _S, False),
+        pa.field("claim_id", _S, False),
+        pa.field("evidence_id", _S, False),
+        pa.field("label", _S, False),
+        pa.field("origin", _S, False),
         pa.field("matched", _B, False),
     ]
 )
@@ -415,9 +452,7 @@ _ADJ_OUT = pa.schema(
 
 def _arrow(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
     table = frame.to_arrow()
-    return pa.Table.from_arrays(
-        [table.column(f.name).cast(f.type) for f in schema], schema=schema
-    )
+    return pa.Table.from_arrays([table.column(f.name).cast(f.type) for f in schema], schema=schema)
 
 
 def _evaluate(
