@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-__all__ = ["WriteFailure", "write_bytes_atomic", "write_parquet_atomic", "write_text_atomic"]
+__all__ = [
+    "WriteFailure",
+    "parquet_bytes",
+    "write_bytes_atomic",
+    "write_many_atomic",
+    "write_parquet_atomic",
+    "write_text_atomic",
+]
 
 
 class WriteFailure(Exception):
@@ -69,3 +76,48 @@ def write_parquet_atomic(path: object, table: pa.Table) -> Path:
     if failed:
         raise WriteFailure()
     return write_bytes_atomic(path, data)
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """Serialise ``table`` as a Parquet file in memory."""
+    failed = False
+    data = b""
+    try:
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd")
+        data = sink.getvalue().to_pybytes()
+    except Exception:
+        failed = True
+    if failed:
+        raise WriteFailure()
+    return data
+
+
+def write_many_atomic(files: list[tuple[object, bytes]]) -> list[Path]:
+    """Write several files as one unit: every file is staged as a temporary file beside its
+    target first, and only when all are staged are they renamed into place. On any failure
+    the staged files are removed and no target is touched."""
+    staged: list[tuple[str, Path]] = []
+    failed = False
+    try:
+        for path, data in files:
+            target = _target(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(prefix=".citelens-", suffix=".tmp", dir=target.parent)
+            staged.append((tmp_name, target))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        for tmp_name, target in staged:
+            os.replace(tmp_name, target)
+    except Exception:
+        failed = True
+    if failed:
+        for tmp_name, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+        raise WriteFailure()
+    return [target for _, target in staged]

@@ -43,8 +43,7 @@ __all__ = [
 
 # Every character for which ``str.isspace()`` is true: the identifier rule's ``strip()``.
 _WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
-_WS_CLASS = "".join(f"\\u{{{ord(c):04x}}}" for c in _WHITESPACE)
-_EDGE_OR_CONTROL = f"^[{_WS_CLASS}]|[{_WS_CLASS}]$|[\\x00-\\x1f\\x7f]"
+_WS_LIST = pl.Series(list(_WHITESPACE), dtype=pl.String).implode()
 _NESTED = ("span", "source_span", "claim_span", "evidence_span")
 _OFFSET_COLUMNS = ("start", "end", "source_start", "source_end", "span_start", "span_end")
 _FLAG_COLUMNS = tuple(key for key, _ in FLAG_KEYS)
@@ -139,7 +138,8 @@ def _identifier(series: pl.Series, *, optional: bool = False) -> pl.Series:
         check = pl.Series([True] * len(series), dtype=pl.Boolean)
     # One regex pass finds values that need stripping or hold a control character; byte
     # length bounds code-point length from above, so code points are counted only when needed.
-    needs_work = series.str.contains(_EDGE_OR_CONTROL).fill_null(False)
+    edges_ws = series.str.head(1).is_in(_WS_LIST) | series.str.tail(1).is_in(_WS_LIST)
+    needs_work = (edges_ws | series.str.contains(r"[\x00-\x1f\x7f]")).fill_null(False)
     if bool(needs_work.any()):
         stripped = pl.select(
             pl.when(needs_work).then(series.str.strip_chars(_WHITESPACE)).otherwise(series)
@@ -213,15 +213,27 @@ def _claim_type(frame: pl.DataFrame) -> pl.Series:
     return pl.select(pl.when(empty).then(pl.lit("")).otherwise(normal)).to_series()
 
 
-def _table(columns: dict[str, pl.Series], schema: pa.Schema) -> pa.Table:
-    frame = pl.DataFrame(columns)
-    arrow = frame.to_arrow()
-    return pa.Table.from_arrays([arrow.column(f.name).cast(f.type) for f in schema], schema=schema)
+def _table(columns: dict[str, pl.Series], schema: pa.Schema) -> pl.DataFrame:
+    """A canonical Polars frame with the schema's column order and dtypes."""
+    return pl.DataFrame(columns).select(
+        pl.col(f.name).cast(pl.Int64 if pa.types.is_integer(f.type) else pl.String) for f in schema
+    )
+
+
+def empty_frame(schema: pa.Schema) -> pl.DataFrame:
+    """An empty canonical frame."""
+    return _table(
+        {
+            f.name: pl.Series([], dtype=pl.Int64 if pa.types.is_integer(f.type) else pl.String)
+            for f in schema
+        },
+        schema,
+    )
 
 
 def claims_from_table(
     table: pa.Table, citation_limit: int, lengths: dict[str, int], strict: bool
-) -> tuple[pa.Table, pa.Table] | None:
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Claims and claim-embedded edges, or ``None`` outside the exact domain."""
     try:
         return _claims(_frame(table), citation_limit, lengths)
@@ -231,7 +243,7 @@ def claims_from_table(
 
 def _claims(
     frame: pl.DataFrame, citation_limit: int, lengths: dict[str, int]
-) -> tuple[pa.Table, pa.Table]:
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     raw_id = _group(frame, CLAIM_ID_ALIASES, ("str", "int"))
     if raw_id is None:
         raise _Outside()
@@ -255,7 +267,7 @@ def _claims(
         CLAIM_SCHEMA,
     )
     if citations is None:
-        return claims, EDGE_SCHEMA.empty_table()
+        return claims, empty_frame(EDGE_SCHEMA)
     if isinstance(citations.dtype, pl.List):
         items = citations.cast(pl.List(pl.String))
         counts = items.list.len().fill_null(0)
@@ -291,7 +303,7 @@ def _claims(
 
 def evidence_from_table(
     table: pa.Table, lengths: dict[str, int], strict: bool
-) -> tuple[pa.Table, pa.Table] | None:
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Evidence (no embedded adjudications in the columnar domain), or ``None``."""
     try:
         frame = _frame(table)
@@ -314,12 +326,12 @@ def evidence_from_table(
             },
             EVIDENCE_SCHEMA,
         )
-        return evidence, ADJUDICATION_SCHEMA.empty_table()
+        return evidence, empty_frame(ADJUDICATION_SCHEMA)
     except Exception:  # outside the exact domain (or unexpected): the row path decides
         return None
 
 
-def citations_from_table(table: pa.Table) -> pa.Table | None:
+def citations_from_table(table: pa.Table) -> pl.DataFrame | None:
     """Explicit citation edges, or ``None`` outside the exact domain."""
     try:
         frame = _frame(table)
@@ -365,21 +377,23 @@ def _label_column(series: pl.Series) -> pl.Series:
         ).to_series()
     if kind != "str":
         raise _Outside()
-    if bool(series.str.contains(r"[^\x00-\x7f]").fill_null(False).any()):
+    # Labels come from a small vocabulary: normalise the distinct values, then map back.
+    distinct = series.drop_nulls().unique()
+    if bool(distinct.str.contains(r"[^\x00-\x7f]").any()):
         raise _Outside()
     key = (
-        series.str.strip_chars(_WHITESPACE)
+        distinct.str.strip_chars(_WHITESPACE)
         .str.to_lowercase()
         .str.replace_all(r"[^a-z0-9]+", "_")
         .str.strip_chars("_")
     )
-    label = key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
-    if bool((series.is_not_null() & label.is_null()).any()):
+    normal = key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
+    if normal.null_count():
         raise _Outside()
-    return label
+    return series.replace_strict(distinct, normal, default=None, return_dtype=pl.String)
 
 
-def adjudications_from_table(table: pa.Table, strict: bool) -> pa.Table | None:
+def adjudications_from_table(table: pa.Table, strict: bool) -> pl.DataFrame | None:
     """Explicit adjudications, or ``None`` outside the exact domain.
 
     ``strict``: rows came from Python mappings, where a flag key holding ``None`` is an error;

@@ -100,25 +100,28 @@ def support_digests(
     edges: pl.DataFrame,
     adjudications: pl.DataFrame,
 ) -> dict[str, str]:
-    """The four digests of one document's normalised, de-duplicated canonical tables."""
+    """The four digests of one document, from the kernel's coded tables.
+
+    ``claims``/``evidence`` come sorted by identifier with codes ``_c``/``_e`` in that order,
+    so edges and adjudications sort by code unless they reference an unknown identifier.
+    """
     claim_table = claims.select(
         "claim_id", "start", "end", "source_id", "source_length", "claim_type"
-    ).sort("claim_id")
-    evidence_table = evidence.select(
-        "evidence_id", "start", "end", "source_id", "source_length"
-    ).sort("evidence_id")
-    edge_table = edges.select(_EDGE_KEY).sort(_EDGE_KEY, nulls_last=False)
-    attached = edge_table.join(
-        claim_table.select("claim_id"), on="claim_id", how="semi", maintain_order="left"
     )
-    adjudication_table = (
-        adjudications.select("claim_id", "evidence_id", "label")
-        .with_columns(
-            pl.col("label").replace_strict(LABEL_CODES, return_dtype=pl.UInt8).alias("_code")
-        )
-        .sort(["claim_id", "evidence_id", "_code"])
-        .drop("_code")
+    evidence_table = evidence.select("evidence_id", "start", "end", "source_id", "source_length")
+    known = edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0
+    edge_sort = ["_c", "_e", "start", "end", "source_id"] if known else _EDGE_KEY
+    edge_sorted = edges.sort(edge_sort, nulls_last=False)
+    edge_table = edge_sorted.select(_EDGE_KEY)
+    attached = edge_sorted.filter(pl.col("_c").is_not_null()).select(_EDGE_KEY)
+    coded = adjudications.with_columns(
+        pl.col("label").cast(pl.Enum(list(LABEL_CODES))).to_physical().alias("_code")
     )
+    adjudication_known = coded["_c"].null_count() == 0 and coded["_e"].null_count() == 0
+    adjudication_sort = (
+        ["_c", "_e", "_code"] if adjudication_known else ["claim_id", "evidence_id", "_code"]
+    )
+    adjudication_table = coded.sort(adjudication_sort).select("claim_id", "evidence_id", "label")
     claim_digest = _digest(
         "citelens.support.claim_digest.v1",
         [(claim_table.to_arrow(), _CLAIM_KINDS), (attached.to_arrow(), _EDGE_KINDS)],

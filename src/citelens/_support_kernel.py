@@ -1,7 +1,13 @@
 """The support metric kernel (§6): joins and group-bys over the canonical tables.
 
-Every table carries a ``document_ref`` column and every aggregate is grouped by it, so one
-call evaluates one document (a constant key) or a whole corpus in the same pass.
+Every canonical table carries an integer document key ``_d``; every aggregate is grouped by it,
+so one call evaluates one document (``_d = 0``) or a whole corpus in the same pass.
+
+Identifiers are joined as strings exactly once: claims and evidence are sorted by
+``(_d, identifier)`` and numbered (``_c``, ``_e``), edges and adjudications look their numbers
+up, and everything after that — de-duplication, reasons, pairs, labels, orphans — works on
+integer codes. Because the numbering follows the byte order of the identifiers, sorting by code
+is sorting by identifier, which the provenance digests use.
 """
 
 from __future__ import annotations
@@ -10,9 +16,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-__all__ = ["REASON_CODES", "KernelResult", "run_kernel", "span_status"]
+__all__ = ["LABELS", "REASON_CODES", "KernelResult", "run_kernel", "span_status"]
 
-DOC = "document_ref"
+DOC = "_d"
 REASON_CODES: tuple[str, ...] = (
     "citation_outside_evidence",
     "invalid_citation_span",
@@ -22,6 +28,7 @@ REASON_CODES: tuple[str, ...] = (
     "source_mismatch",
 )
 LABELS: tuple[str, ...] = ("supports", "contradicts", "irrelevant", "unclear")
+_LABEL_ENUM = pl.Enum(list(LABELS))
 
 
 def span_status(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
@@ -43,7 +50,7 @@ def span_status(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
 
 @dataclass(frozen=True)
 class KernelResult:
-    """Per-document aggregates plus the derived detail tables."""
+    """Per-document aggregates plus the derived detail tables (identifiers as strings)."""
 
     documents: pl.DataFrame
     claims: pl.DataFrame
@@ -67,47 +74,58 @@ def run_kernel(
 ) -> KernelResult:
     """Evaluate every document of the canonical tables.
 
-    ``documents`` lists the document keys to report (one row per document, column
-    ``document_ref``), including documents that have no rows in some tables.
+    ``documents`` lists the document keys ``_d`` to report (one row each), including
+    documents with no rows in some tables. Identifier columns are ``String``; ``_d`` is an
+    integer on every table.
     """
-    frames = _kernel_frames(claims, evidence, raw_edges, adjudications, documents)
-    return KernelResult(*frames)
-
-
-def _kernel_frames(
-    claims: pl.DataFrame,
-    evidence: pl.DataFrame,
-    raw_edges: pl.DataFrame,
-    adjudications: pl.DataFrame,
-    documents: pl.DataFrame,
-) -> list[pl.DataFrame]:
-    claims = claims.with_columns(
-        span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias("span_status")
+    claims = (
+        claims.sort(DOC, "claim_id")
+        .with_row_index("_c")
+        .with_columns(
+            span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias(
+                "span_status"
+            )
+        )
     )
-    evidence = evidence.with_columns(
-        span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias("span_status")
+    evidence = (
+        evidence.sort(DOC, "evidence_id")
+        .with_row_index("_e")
+        .with_columns(
+            span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias(
+                "span_status"
+            )
+        )
     )
-    edge_key = [DOC, "claim_id", "evidence_id", "start", "end", "source_id"]
-    edges = raw_edges.group_by(edge_key).agg(pl.len().cast(pl.Int64).alias("multiplicity"))
 
-    claim_keys = claims.select(DOC, "claim_id").with_columns(pl.lit(True).alias("_claim"))
-    evidence_cols = evidence.select(
-        DOC,
-        "evidence_id",
-        pl.col("start").alias("_ev_start"),
-        pl.col("end").alias("_ev_end"),
-        pl.col("source_id").alias("_ev_source"),
-        pl.col("source_length").alias("_ev_length"),
-        pl.col("span_status").alias("_ev_status"),
+    # One string join per identifier column; afterwards only integer codes are joined.
+    edges = raw_edges.join(
+        claims.select(DOC, "claim_id", "_c"), on=[DOC, "claim_id"], how="left"
+    ).join(evidence.select(DOC, "evidence_id", "_e"), on=[DOC, "evidence_id"], how="left")
+    # Exact de-duplication of the five-tuple (per document). Known identifiers are keyed by
+    # their code; an unknown one keeps its string (nulls elsewhere hash cheaply).
+    edges = edges.with_columns(
+        pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
+        pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
     )
-    edges = edges.join(claim_keys, on=[DOC, "claim_id"], how="left").join(
-        evidence_cols, on=[DOC, "evidence_id"], how="left"
+    key = [DOC, "_c", "_e", "_mc", "_me", "start", "end", "source_id"]
+    edges = edges.group_by(key).agg(pl.len().cast(pl.Int64).alias("multiplicity"))
+    edges = edges.join(
+        evidence.select(
+            "_e",
+            pl.col("start").alias("_ev_start"),
+            pl.col("end").alias("_ev_end"),
+            pl.col("source_id").alias("_ev_source"),
+            pl.col("source_length").alias("_ev_length"),
+            pl.col("span_status").alias("_ev_status"),
+        ),
+        on="_e",
+        how="left",
     )
     start, end = pl.col("start"), pl.col("end")
     reason = (
-        pl.when(pl.col("_claim").is_null())
+        pl.when(pl.col("_c").is_null())
         .then(pl.lit("missing_claim"))
-        .when(pl.col("_ev_status").is_null())
+        .when(pl.col("_e").is_null())
         .then(pl.lit("missing_evidence"))
         .when(pl.col("_ev_status") != "valid")
         .then(pl.lit("invalid_evidence_span"))
@@ -125,83 +143,59 @@ def _kernel_frames(
         .then(pl.lit("citation_outside_evidence"))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
-    edges = edges.with_columns(
-        reason.alias("reason"), pl.col("_claim").is_not_null().alias("_attached")
-    ).with_columns(pl.col("reason").is_null().alias("valid"))
-
-    # Adjudications: matched rows are those whose pair has a valid edge.
-    valid_pairs = (
-        edges.filter(pl.col("valid"))
-        .select(DOC, "claim_id", "evidence_id")
-        .unique()
-        .with_columns(pl.lit(True).alias("matched"))
+    edges = (
+        edges.with_columns(reason.alias("reason"))
+        .with_columns(pl.col("reason").is_null().alias("valid"))
+        .drop("_ev_start", "_ev_end", "_ev_source", "_ev_length", "_ev_status")
     )
-    adjudications = adjudications.join(
-        valid_pairs, on=[DOC, "claim_id", "evidence_id"], how="left"
-    ).with_columns(pl.col("matched").fill_null(False))
+
+    # Adjudications: a row is matched when its pair has a valid edge; a pair's labels
+    # collapse to one effective label (``unclear`` when they disagree).
+    adjudications = (
+        adjudications.join(claims.select(DOC, "claim_id", "_c"), on=[DOC, "claim_id"], how="left")
+        .join(evidence.select(DOC, "evidence_id", "_e"), on=[DOC, "evidence_id"], how="left")
+        .with_columns(pl.col("label").cast(_LABEL_ENUM))
+    )
+    valid_pairs = (
+        edges.filter(pl.col("valid")).select("_c", "_e").unique().with_columns(_m=pl.lit(True))
+    )
+    adjudications = adjudications.join(valid_pairs, on=["_c", "_e"], how="left").with_columns(
+        pl.col("_m").fill_null(False).alias("matched")
+    )
     pair_labels = (
         adjudications.filter(pl.col("matched"))
-        .group_by(DOC, "claim_id", "evidence_id")
-        .agg(pl.col("label").n_unique().alias("_distinct"), pl.col("label").first().alias("_one"))
+        .group_by("_c", "_e")
+        .agg(pl.col("label").min().alias("_low"), pl.col("label").max().alias("_high"))
         .with_columns(
-            pl.when(pl.col("_distinct") > 1)
-            .then(pl.lit("unclear"))
-            .otherwise(pl.col("_one"))
+            pl.when(pl.col("_low") != pl.col("_high"))
+            .then(pl.lit("unclear", dtype=_LABEL_ENUM))
+            .otherwise(pl.col("_low"))
             .alias("pair_label"),
-            (pl.col("_distinct") > 1).alias("_conflict"),
+            (pl.col("_low") != pl.col("_high")).alias("_conflict"),
         )
+        .join(claims.select("_c", DOC), on="_c", how="left")
     )
     edges = edges.join(
-        pair_labels.select(DOC, "claim_id", "evidence_id", "pair_label"),
-        on=[DOC, "claim_id", "evidence_id"],
-        how="left",
+        pair_labels.select("_c", "_e", "pair_label"), on=["_c", "_e"], how="left"
     ).with_columns(
         pl.when(pl.col("valid")).then(pl.col("pair_label")).otherwise(None).alias("label")
     )
-    claim_flags = pair_labels.group_by(DOC, "claim_id").agg(
+    claim_flags = pair_labels.group_by("_c").agg(
         pl.lit(True).alias("adjudicated"),
         (pl.col("pair_label") == "supports").any().alias("supported"),
     )
-    attached = edges.filter(pl.col("_attached"))
-    claims = (
-        claims.join(
-            attached.select(DOC, "claim_id").unique().with_columns(pl.lit(False).alias("orphan")),
-            on=[DOC, "claim_id"],
-            how="left",
-        )
-        .join(claim_flags, on=[DOC, "claim_id"], how="left")
-        .with_columns(
-            pl.col("orphan").fill_null(True),
-            pl.col("adjudicated").fill_null(False),
-            pl.col("supported").fill_null(False),
-        )
+    attached = edges.filter(pl.col("_c").is_not_null())
+    claims = claims.join(claim_flags, on="_c", how="left").with_columns(
+        (~pl.col("_c").is_in(attached["_c"].unique().implode())).alias("orphan"),
+        pl.col("adjudicated").fill_null(False),
+        pl.col("supported").fill_null(False),
     )
-    evidence = evidence.join(
-        attached.select(DOC, "evidence_id").unique().with_columns(pl.lit(True).alias("used")),
-        on=[DOC, "evidence_id"],
-        how="left",
-    ).with_columns(pl.col("used").fill_null(False))
+    evidence = evidence.with_columns(
+        pl.col("_e").is_in(attached["_e"].drop_nulls().unique().implode()).alias("used")
+    )
 
     docs = documents.select(DOC).unique()
     status = pl.col("span_status")
-    claim_counts = _counts(
-        claims,
-        docs,
-        claim_count=pl.len(),
-        valid_claim_span_count=(status == "valid").sum(),
-        missing_claim_span_count=(status == "missing").sum(),
-        orphan_claim_count=pl.col("orphan").sum(),
-        adjudicated_claim_count=pl.col("adjudicated").sum(),
-        supported_claim_count=pl.col("supported").sum(),
-    )
-    evidence_counts = _counts(
-        evidence,
-        docs,
-        evidence_count=pl.len(),
-        valid_evidence_span_count=(status == "valid").sum(),
-        missing_evidence_span_count=(status == "missing").sum(),
-        used_evidence_count=pl.col("used").sum(),
-    )
     label = pl.col("label")
     edge_aggs: dict[str, pl.Expr] = {
         "citation_count": pl.len(),
@@ -213,29 +207,69 @@ def _kernel_frames(
         edge_aggs[f"reason_{code}"] = (pl.col("reason") == code).sum()
     for name in LABELS:
         edge_aggs[f"label_{name}"] = (label == name).sum()
-    edge_counts = _counts(edges, docs, **edge_aggs)
-    adjudication_counts = _counts(
-        adjudications,
-        docs,
-        adjudication_row_count=pl.len(),
-        unmatched_adjudication_count=(~pl.col("matched")).sum(),
-    )
-    conflict_counts = _counts(
-        pair_labels, docs, conflicting_adjudication_count=pl.col("_conflict").sum()
-    )
     per_document = (
-        docs.join(claim_counts, on=DOC, how="left")
-        .join(evidence_counts, on=DOC, how="left")
-        .join(edge_counts, on=DOC, how="left")
-        .join(adjudication_counts, on=DOC, how="left")
-        .join(conflict_counts, on=DOC, how="left")
+        docs.join(
+            _counts(
+                claims,
+                docs,
+                claim_count=pl.len(),
+                valid_claim_span_count=(status == "valid").sum(),
+                missing_claim_span_count=(status == "missing").sum(),
+                orphan_claim_count=pl.col("orphan").sum(),
+                adjudicated_claim_count=pl.col("adjudicated").sum(),
+                supported_claim_count=pl.col("supported").sum(),
+            ),
+            on=DOC,
+            how="left",
+        )
+        .join(
+            _counts(
+                evidence,
+                docs,
+                evidence_count=pl.len(),
+                valid_evidence_span_count=(status == "valid").sum(),
+                missing_evidence_span_count=(status == "missing").sum(),
+                used_evidence_count=pl.col("used").sum(),
+            ),
+            on=DOC,
+            how="left",
+        )
+        .join(_counts(edges, docs, **edge_aggs), on=DOC, how="left")
+        .join(
+            _counts(
+                adjudications,
+                docs,
+                adjudication_row_count=pl.len(),
+                unmatched_adjudication_count=(~pl.col("matched")).sum(),
+            ),
+            on=DOC,
+            how="left",
+        )
+        .join(
+            _counts(pair_labels, docs, conflicting_adjudication_count=pl.col("_conflict").sum()),
+            on=DOC,
+            how="left",
+        )
         .with_columns(pl.exclude(DOC).cast(pl.Int64))
         .sort(DOC)
     )
-    return [
-        per_document,
-        claims,
-        evidence,
-        edges.select(*edge_key, "multiplicity", "reason", "valid", "label", "_attached"),
-        adjudications,
-    ]
+    # Identifier strings of edges come back from the code tables (a gather, not a join).
+    edges = edges.with_columns(
+        _by_code(edges["_c"], claims["claim_id"], edges["_mc"]).alias("claim_id"),
+        _by_code(edges["_e"], evidence["evidence_id"], edges["_me"]).alias("evidence_id"),
+    )
+    return KernelResult(
+        documents=per_document,
+        claims=claims,
+        evidence=evidence,
+        edges=edges,
+        adjudications=adjudications.with_columns(pl.col("label").cast(pl.String)),
+    )
+
+
+def _by_code(codes: pl.Series, values: pl.Series, unknown: pl.Series) -> pl.Series:
+    """``values[code]`` where the code is known, else the unknown identifier's string."""
+    if values.len() == 0:
+        return unknown.cast(pl.String)
+    known = values.gather(codes.fill_null(0))
+    return pl.select(pl.when(codes.is_null()).then(unknown).otherwise(known)).to_series()

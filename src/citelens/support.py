@@ -24,6 +24,7 @@ from ._support_columnar import (
     evidence_from_table,
     python_records_table,
     type_csv_table,
+    empty_frame,
 )
 from ._support_digest import support_digests
 from ._support_kernel import DOC, REASON_CODES, KernelResult, run_kernel
@@ -147,10 +148,19 @@ def _json_object(content: dict[str, Any], record_keys: frozenset[str]) -> dict[s
     return {key: _io.drop_nulls(entry) for key, entry in content.items()}
 
 
-def _with_doc(table: pa.Table, document_ref: str) -> pl.DataFrame:
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return frame.with_columns(pl.lit(document_ref).alias(DOC))
+def _with_doc(frame: pl.DataFrame, document: int) -> pl.DataFrame:
+    return frame.with_columns(pl.lit(document, dtype=pl.UInt32).alias(DOC))
+
+
+def _polars(value: Any) -> Any:
+    """Row-path Arrow tables become Polars frames; tuples convert element-wise."""
+    if isinstance(value, tuple):
+        return tuple(_polars(item) for item in value)
+    if isinstance(value, pa.Table):
+        frame = pl.from_arrow(value)
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+    return value
 
 
 def _fast_or_rows(
@@ -164,15 +174,15 @@ def _fast_or_rows(
         result = fast(payload, False)
         if result is not None:
             return result
-        return rows(_io.table_rows(payload), True)
+        return _polars(rows(_io.table_rows(payload), True))
     if kind == "rows":
         table = python_records_table(payload)
         if table is not None:
             result = fast(table, True)
             if result is not None:
                 return result
-        return rows(payload, False)
-    return rows(payload, False)
+        return _polars(rows(payload, False))
+    return _polars(rows(payload, False))
 
 
 def _compute(
@@ -197,7 +207,7 @@ def _compute(
     if kind == "json_object":
         kind, payload = "mapping", _json_object(payload, CLAIM_RECORD_KEYS)
     if kind == "empty":
-        claim_table, embedded_edges = CLAIM_SCHEMA.empty_table(), EDGE_SCHEMA.empty_table()
+        claim_table, embedded_edges = empty_frame(CLAIM_SCHEMA), empty_frame(EDGE_SCHEMA)
     else:
         claim_table, embedded_edges = _fast_or_rows(
             kind,
@@ -218,8 +228,8 @@ def _compute(
         kind, payload = "mapping", _json_object(payload, EVIDENCE_RECORD_KEYS)
     if kind == "empty":
         evidence_table, embedded_adj = (
-            EVIDENCE_SCHEMA.empty_table(),
-            ADJUDICATION_SCHEMA.empty_table(),
+            empty_frame(EVIDENCE_SCHEMA),
+            empty_frame(ADJUDICATION_SCHEMA),
         )
     else:
         evidence_table, embedded_adj = _fast_or_rows(
@@ -236,8 +246,8 @@ def _compute(
         )
 
     # Stages 4-5: duplicate identifiers.
-    claim_frame = _with_doc(claim_table, "")
-    evidence_frame = _with_doc(evidence_table, "")
+    claim_frame = _with_doc(claim_table, 0)
+    evidence_frame = _with_doc(evidence_table, 0)
     if claim_frame.height != claim_frame["claim_id"].n_unique():
         raise fail("duplicate claim identifiers", "reference")
     if evidence_frame.height != evidence_frame["evidence_id"].n_unique():
@@ -248,7 +258,7 @@ def _compute(
     if kind == "json_object":
         kind, payload = "mapping", _json_object(payload, CITATION_RECORD_KEYS)
     if kind == "empty":
-        explicit_edges = EDGE_SCHEMA.empty_table()
+        explicit_edges = empty_frame(EDGE_SCHEMA)
     else:
         explicit_edges = _fast_or_rows(
             kind,
@@ -256,16 +266,16 @@ def _compute(
             lambda t, strict: citations_from_table(t),
             lambda v, col: citation_rows(v, citation_limit=bounds.citations, as_columnar_list=col),
         )
-    if embedded_edges.num_rows + explicit_edges.num_rows > bounds.citations:
+    if embedded_edges.height + explicit_edges.height > bounds.citations:
         raise fail("citation collection exceeds the record limit", "limit")
-    edge_frame = _with_doc(pa.concat_tables([embedded_edges, explicit_edges]), "")
+    edge_frame = _with_doc(pl.concat([embedded_edges, explicit_edges]), 0)
 
     # Stages 9-10: explicit adjudications and the combined bound.
     kind, payload = _classify(adjudications, "adjudication collection", bounds.adjudications)
     if kind == "json_object":
         kind, payload = "mapping", _json_object(payload, ADJUDICATION_RECORD_KEYS)
     if kind == "empty":
-        explicit_adj = ADJUDICATION_SCHEMA.empty_table()
+        explicit_adj = empty_frame(ADJUDICATION_SCHEMA)
     else:
         explicit_adj = _fast_or_rows(
             kind,
@@ -275,9 +285,9 @@ def _compute(
                 v, adjudication_limit=bounds.adjudications, as_columnar_list=col
             ),
         )
-    if embedded_adj.num_rows + explicit_adj.num_rows > bounds.adjudications:
+    if embedded_adj.height + explicit_adj.height > bounds.adjudications:
         raise fail("adjudication collection exceeds the record limit", "limit")
-    adjudication_frame = _with_doc(pa.concat_tables([embedded_adj, explicit_adj]), "")
+    adjudication_frame = _with_doc(pl.concat([embedded_adj, explicit_adj]), 0)
     return claim_frame, evidence_frame, edge_frame, adjudication_frame
 
 
@@ -467,11 +477,11 @@ def _evaluate(
     claim_frame, evidence_frame, edge_frame, adjudication_frame = _compute(
         claims, evidence, citations, adjudications, source_lengths, bounds
     )
-    documents = pl.DataFrame({DOC: [""]})
+    documents = pl.DataFrame({DOC: [0]}, schema={DOC: pl.UInt32})
     kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
     row = {k: v for k, v in kernel.documents.row(0, named=True).items() if k != DOC}
     deterministic, adjudication = _section_values(row)
-    digests = support_digests(claim_frame, evidence_frame, kernel.edges, adjudication_frame)
+    digests = support_digests(kernel.claims, kernel.evidence, kernel.edges, kernel.adjudications)
     report = CitationSupportReport(
         claim_count=row["claim_count"],
         evidence_count=row["evidence_count"],

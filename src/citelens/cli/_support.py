@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .._atomic import WriteFailure, write_parquet_atomic
+from .._atomic import WriteFailure, parquet_bytes, write_many_atomic
 from ..errors import CitationSupportError, CitelensError
 from ..limits import Limits
 from ._common import EXIT_FAILED, EXIT_OK, fail
@@ -81,17 +81,19 @@ def run(args: argparse.Namespace) -> int:
             Path(args.adjudications) if args.adjudications else None,
             limits=limits,
         )
+        outputs: list[tuple[object, bytes]] = []
         if args.json:
-            report.write_json(args.json)
+            outputs.append((args.json, report.to_json().encode("utf-8")))
         if args.markdown:
-            report.write_markdown(args.markdown)
+            outputs.append((args.markdown, report.to_markdown().encode("utf-8")))
         if args.parquet:
-            _write_parquet(args.parquet, report.to_arrow())
+            outputs.append((args.parquet, _parquet(report.to_arrow())))
         if args.tables:
             tables = report.tables(raw_identifiers=args.raw_identifiers)
             assert tables is not None
             for name, table in tables._asdict().items():
-                _write_parquet(Path(args.tables) / f"{name}.parquet", table)
+                outputs.append((Path(args.tables) / f"{name}.parquet", _parquet(table)))
+        _write_all(outputs)
     except CitelensError as error:
         return fail(error)
     if not (args.json or args.markdown or args.parquet or args.tables):
@@ -101,10 +103,23 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_parquet(path: object, table: pa.Table) -> None:
+def _parquet(table: pa.Table) -> bytes:
+    failed = False
+    data = b""
+    try:
+        data = parquet_bytes(table)
+    except WriteFailure:
+        failed = True
+    if failed:
+        raise CitationSupportError("citation-support report could not be written", "io")
+    return data
+
+
+def _write_all(outputs: list[tuple[object, bytes]]) -> None:
+    """All outputs or none: a failing run leaves no half-written report."""
     failed = False
     try:
-        write_parquet_atomic(path, table)
+        write_many_atomic(outputs)
     except WriteFailure:
         failed = True
     if failed:
