@@ -21,10 +21,10 @@ from ._support_columnar import (
     adjudications_from_table,
     citations_from_table,
     claims_from_table,
+    empty_frame,
     evidence_from_table,
     python_records_table,
     type_csv_table,
-    empty_frame,
 )
 from ._support_digest import support_digests
 from ._support_kernel import DOC, REASON_CODES, KernelResult, run_kernel

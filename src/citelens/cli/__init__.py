@@ -15,7 +15,13 @@ __all__ = ["main"]
 
 # Each module ``citelens.cli._<name>`` provides ``register(subparsers)``; the parser it adds
 # sets ``func`` to a callable ``(argparse.Namespace) -> int``.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = (
+    "_support",
+    "_review",
+    "_gold",
+    "_minimality",
+    "_summary_citations",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
