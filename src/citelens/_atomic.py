@@ -23,6 +23,15 @@ class WriteFailure(Exception):
     """Private marker: an output file could not be written. Carries no message."""
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_MODE = 0o666 & ~_umask()
+
+
 def _target(path: object) -> Path:
     if not isinstance(path, str | os.PathLike):
         raise WriteFailure()
@@ -40,6 +49,7 @@ def write_bytes_atomic(path: object, data: bytes) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=".citelens-", suffix=".tmp", dir=target.parent)
         try:
+            os.fchmod(fd, _MODE)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
@@ -107,6 +117,7 @@ def write_many_atomic(files: list[tuple[object, bytes]]) -> list[Path]:
             target.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp_name = tempfile.mkstemp(prefix=".citelens-", suffix=".tmp", dir=target.parent)
             staged.append((tmp_name, target))
+            os.fchmod(fd, _MODE)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()

@@ -213,6 +213,25 @@ def _claim_type(frame: pl.DataFrame) -> pl.Series:
     return pl.select(pl.when(empty).then(pl.lit("")).otherwise(normal)).to_series()
 
 
+CORPUS_DOCUMENT = "__citelens_document__"
+
+
+def _split_document(frame: pl.DataFrame, corpus: bool) -> tuple[pl.DataFrame, pl.Series | None]:
+    if not corpus:
+        return frame, None
+    return frame.drop(CORPUS_DOCUMENT), frame[CORPUS_DOCUMENT]
+
+
+def _with_document(frame: pl.DataFrame, doc: pl.Series | None) -> pl.DataFrame:
+    return frame if doc is None else frame.with_columns(doc.alias("_d"))
+
+
+def _document_or_zero(doc: pl.Series | None, frame: pl.DataFrame) -> pl.Series:
+    if doc is None:
+        return pl.Series("_d", [0] * frame.height, dtype=pl.UInt32)
+    return doc
+
+
 def _table(columns: dict[str, pl.Series], schema: pa.Schema) -> pl.DataFrame:
     """A canonical Polars frame with the schema's column order and dtypes."""
     return pl.DataFrame(columns).select(
@@ -232,17 +251,28 @@ def empty_frame(schema: pa.Schema) -> pl.DataFrame:
 
 
 def claims_from_table(
-    table: pa.Table, citation_limit: int, lengths: dict[str, int], strict: bool
+    table: pa.Table,
+    citation_limit: int,
+    lengths: dict[str, int],
+    strict: bool,
+    *,
+    corpus: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """Claims and claim-embedded edges, or ``None`` outside the exact domain."""
+    """Claims and claim-embedded edges, or ``None`` outside the exact domain.
+
+    ``corpus``: the table carries the document code column :data:`CORPUS_DOCUMENT`, kept as
+    ``_d`` on both outputs, and the running edge bound applies per document.
+    """
     try:
-        return _claims(_frame(table), citation_limit, lengths)
+        frame, doc = _split_document(_frame(table), corpus)
+        claims, edges = _claims(frame, citation_limit, lengths, doc)
+        return _with_document(claims, doc), edges
     except Exception:  # outside the exact domain (or unexpected): the row path decides
         return None
 
 
 def _claims(
-    frame: pl.DataFrame, citation_limit: int, lengths: dict[str, int]
+    frame: pl.DataFrame, citation_limit: int, lengths: dict[str, int], doc: pl.Series | None
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     raw_id = _group(frame, CLAIM_ID_ALIASES, ("str", "int"))
     if raw_id is None:
@@ -267,23 +297,31 @@ def _claims(
         CLAIM_SCHEMA,
     )
     if citations is None:
-        return claims, empty_frame(EDGE_SCHEMA)
+        empty = empty_frame(EDGE_SCHEMA)
+        if doc is not None:
+            empty = empty.with_columns(pl.Series("_d", [], dtype=doc.dtype))
+        return claims, empty
     if isinstance(citations.dtype, pl.List):
         items = citations.cast(pl.List(pl.String))
         counts = items.list.len().fill_null(0)
-        if bool((counts > citation_limit).any()) or int(counts.sum()) > citation_limit:
+        if bool((counts > citation_limit).any()):
             raise _Outside()
         exploded = (
-            pl.DataFrame({"claim_id": claim_id, "item": items})
+            pl.DataFrame({"claim_id": claim_id, "item": items, "_d": _document_or_zero(doc, frame)})
             .filter(pl.col("item").list.len().fill_null(0) > 0)
             .explode("item")
         )
     else:
-        exploded = pl.DataFrame({"claim_id": claim_id, "item": citations.cast(pl.String)}).filter(
-            pl.col("item").is_not_null()
-        )
-        if exploded.height > citation_limit:
-            raise _Outside()
+        exploded = pl.DataFrame(
+            {
+                "claim_id": claim_id,
+                "item": citations.cast(pl.String),
+                "_d": _document_or_zero(doc, frame),
+            }
+        ).filter(pl.col("item").is_not_null())
+    per_document = exploded.group_by("_d").len()["len"]
+    if per_document.len() and int(per_document.max()) > citation_limit:  # type: ignore[arg-type]
+        raise _Outside()
     if exploded["item"].null_count():
         raise _Outside()
     evidence_id = _identifier(exploded["item"])
@@ -298,15 +336,17 @@ def _claims(
         },
         EDGE_SCHEMA,
     )
+    if doc is not None:
+        edges = edges.with_columns(exploded["_d"].alias("_d"))
     return claims, edges
 
 
 def evidence_from_table(
-    table: pa.Table, lengths: dict[str, int], strict: bool
+    table: pa.Table, lengths: dict[str, int], strict: bool, *, corpus: bool = False
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Evidence (no embedded adjudications in the columnar domain), or ``None``."""
     try:
-        frame = _frame(table)
+        frame, doc = _split_document(_frame(table), corpus)
         if _present(frame, EDGE_CLAIM_ALIASES):
             raise _Outside()  # claim aliases may embed adjudications: exact row path
         raw_id = _group(frame, EVIDENCE_ID_ALIASES, ("str", "int"))
@@ -326,15 +366,15 @@ def evidence_from_table(
             },
             EVIDENCE_SCHEMA,
         )
-        return evidence, empty_frame(ADJUDICATION_SCHEMA)
+        return _with_document(evidence, doc), empty_frame(ADJUDICATION_SCHEMA)
     except Exception:  # outside the exact domain (or unexpected): the row path decides
         return None
 
 
-def citations_from_table(table: pa.Table) -> pl.DataFrame | None:
+def citations_from_table(table: pa.Table, *, corpus: bool = False) -> pl.DataFrame | None:
     """Explicit citation edges, or ``None`` outside the exact domain."""
     try:
-        frame = _frame(table)
+        frame, doc = _split_document(_frame(table), corpus)
         claim = _group(frame, EDGE_CLAIM_ALIASES, ("str", "int"))
         evidence = _group(frame, EDGE_EVIDENCE_ALIASES, ("str", "int"))
         if claim is None or evidence is None:
@@ -355,15 +395,18 @@ def citations_from_table(table: pa.Table) -> pl.DataFrame | None:
             if source is None
             else _identifier(source, optional=True)
         )
-        return _table(
-            {
-                "claim_id": claim_id,
-                "evidence_id": evidence_id,
-                "start": start,
-                "end": end,
-                "source_id": source_id,
-            },
-            EDGE_SCHEMA,
+        return _with_document(
+            _table(
+                {
+                    "claim_id": claim_id,
+                    "evidence_id": evidence_id,
+                    "start": start,
+                    "end": end,
+                    "source_id": source_id,
+                },
+                EDGE_SCHEMA,
+            ),
+            doc,
         )
     except Exception:  # outside the exact domain (or unexpected): the row path decides
         return None
@@ -393,14 +436,16 @@ def _label_column(series: pl.Series) -> pl.Series:
     return series.replace_strict(distinct, normal, default=None, return_dtype=pl.String)
 
 
-def adjudications_from_table(table: pa.Table, strict: bool) -> pl.DataFrame | None:
+def adjudications_from_table(
+    table: pa.Table, strict: bool, *, corpus: bool = False
+) -> pl.DataFrame | None:
     """Explicit adjudications, or ``None`` outside the exact domain.
 
     ``strict``: rows came from Python mappings, where a flag key holding ``None`` is an error;
     any null in a flag column then goes to the row path.
     """
     try:
-        frame = _frame(table)
+        frame, doc = _split_document(_frame(table), corpus)
         claim = _group(frame, EDGE_CLAIM_ALIASES, ("str", "int"))
         evidence = _group(frame, EDGE_EVIDENCE_ALIASES, ("str", "int"))
         fallback = _group(frame, ("source_id",), ("str", "int"))
@@ -449,14 +494,17 @@ def adjudications_from_table(table: pa.Table, strict: bool) -> pl.DataFrame | No
             raise _Outside()
         claim_id = _identifier(claim)
         evidence_id = _identifier(evidence)
-        return _table(
-            {
-                "claim_id": claim_id,
-                "evidence_id": evidence_id,
-                "label": label,
-                "origin": pl.Series(["explicit"] * frame.height, dtype=pl.String),
-            },
-            ADJUDICATION_SCHEMA,
+        return _with_document(
+            _table(
+                {
+                    "claim_id": claim_id,
+                    "evidence_id": evidence_id,
+                    "label": label,
+                    "origin": pl.Series(["explicit"] * frame.height, dtype=pl.String),
+                },
+                ADJUDICATION_SCHEMA,
+            ),
+            doc,
         )
     except Exception:  # outside the exact domain (or unexpected): the row path decides
         return None

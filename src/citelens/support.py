@@ -481,7 +481,10 @@ def _evaluate(
     kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
     row = {k: v for k, v in kernel.documents.row(0, named=True).items() if k != DOC}
     deterministic, adjudication = _section_values(row)
-    digests = support_digests(kernel.claims, kernel.evidence, kernel.edges, kernel.adjudications)
+    digest_frame = support_digests(
+        documents[DOC].to_numpy(), kernel.claims, kernel.evidence, kernel.edges, kernel.adjudications
+    )
+    digests = digest_frame.row(0, named=True)
     report = CitationSupportReport(
         claim_count=row["claim_count"],
         evidence_count=row["evidence_count"],

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from ..errors import CitelensError
 
-__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_OK", "fail", "progress"]
+__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_OK", "fail", "progress", "progress_callback"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -32,11 +32,9 @@ def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
     if not stream.isatty():
         yield from items
         return
-    done = 0
     width = 30
-    for item in items:
+    for done, item in enumerate(items, start=1):
         yield item
-        done += 1
         if total:
             filled = int(width * done / total)
             stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
@@ -45,3 +43,23 @@ def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:
         stream.flush()
     stream.write("\n")
     stream.flush()
+
+
+def progress_callback(label: str) -> Callable[[int, int], None] | None:
+    """A ``(done, total)`` callback drawing a bar on stderr, or ``None`` off a terminal.
+
+    ``label`` must be fixed text: a progress display never shows evaluated content.
+    """
+    stream = sys.stderr
+    if not stream.isatty():
+        return None
+    width = 30
+
+    def draw(done: int, total: int) -> None:
+        filled = int(width * done / total) if total else width
+        stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return draw

@@ -1,0 +1,135 @@
+"""``citelens corpus``: evaluate a whole corpus of documents in one pass."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import CitelensError
+from ..limits import Limits
+from ._common import EXIT_FAILED, EXIT_OK, fail
+
+__all__ = ["register"]
+
+_ROLES = ("claims", "evidence", "citations", "adjudications")
+_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc", ".jsonl", ".ndjson", ".csv")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``corpus`` subcommand group."""
+    parser = subparsers.add_parser(
+        "corpus",
+        help="evaluate many documents (keyed by document_ref) in one pass",
+        description=(
+            "Evaluate a corpus: tables with a document_ref column, read from Parquet, Arrow "
+            "IPC, JSONL or CSV files or directories of them (hive partitioning allowed). "
+            "Writes documents.parquet (one row per document), summary.json and summary.md "
+            "atomically into --out."
+        ),
+    )
+    modes = parser.add_subparsers(dest="corpus_mode", metavar="MODE")
+    support = modes.add_parser(
+        "support",
+        help="citation support metrics for every document",
+        description=(
+            "INPUT is a directory holding claims, evidence, citations and adjudications "
+            "(each a file such as claims.parquet or a directory claims/ of files); any role "
+            "can also be named with its own option. Every document is evaluated exactly as "
+            "`citelens support` would evaluate it alone; a document that breaks the contract "
+            "is reported with status 'error' and its fixed message, the others are evaluated."
+        ),
+        epilog=(
+            "Exit codes: 0 outputs written; 1 --strict and a document failed or did not pass "
+            "its span checks; 2 bad input (a fixed-category message naming the input role)."
+        ),
+    )
+    support.add_argument("input", nargs="?", metavar="INPUT", help="corpus directory")
+    support.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    for role in _ROLES:
+        support.add_argument(f"--{role}", metavar="PATH", help=f"{role} file or directory")
+    support.add_argument(
+        "--batch-documents",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="documents per vectorised batch (bounds memory; default 20000)",
+    )
+    support.add_argument(
+        "--edges", action="store_true", help="also write edges.parquet (identifiers pseudonymised)"
+    )
+    support.add_argument(
+        "--raw-identifiers",
+        action="store_true",
+        help="with --edges: keep raw identifiers (such files must not be published)",
+    )
+    for name in _ROLES:
+        support.add_argument(
+            f"--max-{name}", type=int, metavar="N", help=f"per-document bound on {name}"
+        )
+    support.add_argument("--strict", action="store_true", help="exit 1 when any document fails")
+    support.set_defaults(func=run_support)
+    parser.set_defaults(func=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _role_path(args: argparse.Namespace, role: str) -> Path | None:
+    explicit = getattr(args, role)
+    if explicit:
+        return Path(explicit)
+    if not args.input:
+        return None
+    root = Path(args.input)
+    if (root / role).is_dir():
+        return root / role
+    for suffix in _SUFFIXES:
+        candidate = root / f"{role}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def run_support(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus support``."""
+    from ..corpus import run_support_corpus
+    from ._common import progress_callback
+
+    try:
+        limits = Limits(
+            claims=args.max_claims,
+            evidence=args.max_evidence,
+            citations=args.max_citations,
+            adjudications=args.max_adjudications,
+        )
+        paths = {role: _role_path(args, role) for role in _ROLES}
+        result = run_support_corpus(
+            paths["claims"],
+            paths["evidence"],
+            paths["citations"],
+            paths["adjudications"],
+            limits=limits,
+            batch_documents=args.batch_documents,
+            edges=args.edges,
+            raw_identifiers=args.raw_identifiers,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    summary = result.summary
+    sys.stdout.write(
+        f"documents: {summary['document_count']} "
+        f"(evaluated {summary['evaluated_document_count']}, "
+        f"failed {summary['failed_document_count']}, "
+        f"passing span checks {summary['passed_document_count']})\n"
+    )
+    if args.strict and (
+        summary["failed_document_count"]
+        or summary["passed_document_count"] != summary["evaluated_document_count"]
+    ):
+        return EXIT_FAILED
+    return EXIT_OK
