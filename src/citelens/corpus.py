@@ -124,27 +124,45 @@ def _with_hive(frame: pl.LazyFrame, files: list[Path], root: Path) -> pl.LazyFra
     return pl.concat(pieces, how="diagonal_relaxed")
 
 
+def _is_csv(value: Any) -> bool:
+    if not isinstance(value, str | os.PathLike):
+        return False
+    path = Path(os.fspath(value))
+    if path.is_dir():
+        return any(p.suffix.lower() == ".csv" for p in path.rglob("*") if p.is_file())
+    return path.suffix.lower() == ".csv"
+
+
 def _lazy(value: Any, role: str) -> pl.LazyFrame | None:
     if value is None:
         return None
-    if isinstance(value, pl.LazyFrame):
-        return value
-    if isinstance(value, pl.DataFrame):
-        return value.lazy()
-    if isinstance(value, pa.Table | pa.RecordBatch):
-        frame = pl.from_arrow(value)
-        assert isinstance(frame, pl.DataFrame)
-        return frame.lazy()
-    if isinstance(value, str | os.PathLike):
-        return _scan_path(Path(os.fspath(value)), role)
-    if hasattr(value, "__arrow_c_stream__"):
-        frame = pl.from_arrow(pa.table(value))
-        assert isinstance(frame, pl.DataFrame)
-        return frame.lazy()
-    raise _fail(f"{role} input could not be read", "input")
+    failed = False
+    frame: pl.LazyFrame | None = None
+    try:
+        if isinstance(value, pl.LazyFrame):
+            frame = value
+        elif isinstance(value, pl.DataFrame):
+            frame = value.lazy()
+        elif isinstance(value, pa.Table | pa.RecordBatch):
+            eager = pl.from_arrow(value)
+            assert isinstance(eager, pl.DataFrame)
+            frame = eager.lazy()
+        elif isinstance(value, str | os.PathLike):
+            frame = _scan_path(Path(os.fspath(value)), role)
+        elif hasattr(value, "__arrow_c_stream__"):
+            eager = pl.from_arrow(pa.table(value))
+            assert isinstance(eager, pl.DataFrame)
+            frame = eager.lazy()
+    except CorpusError:
+        failed = True
+    except Exception:
+        failed = True
+    if failed or frame is None:
+        raise _fail(f"{role} input could not be read", "input")
+    return frame
 
 
-def _check_schema(frame: pl.LazyFrame, role: str) -> pl.LazyFrame:
+def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
     failed: tuple[str, str] | None = None
     schema: pl.Schema | None = None
     try:
@@ -161,14 +179,20 @@ def _check_schema(frame: pl.LazyFrame, role: str) -> pl.LazyFrame:
     for name in _INTEGER_COLUMNS:
         if name in schema:
             dtype = schema[name]
-            if dtype == pl.String:  # CSV: base-10 integers
-                casts[name] = pl.col(name).str.to_integer(strict=False)
+            if dtype == pl.String and csv:  # CSV cells are text: base-10 integers
+                parsed = pl.col(name).str.to_integer(strict=False)
+                bad = _collect(
+                    frame.select((pl.col(name).is_not_null() & parsed.is_null()).any()), role
+                ).item()
+                if bad:
+                    raise _fail(f"{role} column {name} must be an integer column", "input")
+                casts[name] = parsed
             elif not (dtype.is_integer() or dtype == pl.Null):
                 raise _fail(f"{role} column {name} must be an integer column", "input")
     for name in _BOOLEAN_COLUMNS:
         if name in schema:
             dtype = schema[name]
-            if dtype == pl.String:
+            if dtype == pl.String and csv:
                 casts[name] = (
                     pl.when(pl.col(name).str.to_lowercase() == "true")
                     .then(True)
@@ -433,7 +457,12 @@ def run_support_corpus(
         role: _lazy(value, role)
         for role, value in zip(ROLES, (claims, evidence, citations, adjudications))
     }
-    frames = {role: _check_schema(frame, role) for role, frame in lazy.items() if frame is not None}
+    values = dict(zip(ROLES, (claims, evidence, citations, adjudications)))
+    frames = {
+        role: _check_schema(frame, role, _is_csv(values[role]))
+        for role, frame in lazy.items()
+        if frame is not None
+    }
     if "claims" not in frames:
         raise _fail("claims input could not be read", "input")
     refs = _plan(frames)

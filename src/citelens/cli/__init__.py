@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "_gold",
     "_minimality",
     "_summary_citations",
+    "_corpus",
 )
 
 

@@ -1,0 +1,175 @@
+"""``citelens gold …``: run the gold-set evaluation harness (gold-harness.md §9)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from .. import __version__
+from ..gold import check_adapter, check_dataset, detect_citations
+from ..gold._runner import FORMATS, report_cli, run_cli
+
+__all__ = ["register"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors print one line naming the problem and exit 2."""
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"citelens gold: {message}\n")
+
+
+def _internal(exc: Exception) -> int:
+    sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+    return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        return run_cli(
+            dict(os.environ),
+            sys.stdout,
+            sys.stderr,
+            online=args.online,
+            adapter=args.adapter,
+            datasets=args.datasets,
+            results=args.results,
+            repeats=args.repeats,
+            model=args.model,
+            baseline=args.baseline,
+            ci=args.ci,
+            tolerance=args.tolerance or [],
+            format=args.format,
+            out=args.out,
+            repo=args.repo,
+        )
+    except Exception as exc:  # unexpected internal error: exit 2 (§9.9)
+        return _internal(exc)
+
+
+def _report(args: argparse.Namespace) -> int:
+    try:
+        return report_cli(
+            args.scorecard,
+            args.results,
+            args.format,
+            args.out,
+            os.environ,
+            sys.stdout,
+            sys.stderr,
+        )
+    except Exception as exc:
+        return _internal(exc)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    check = check_dataset(args.datasets or os.environ.get("CITELENS_DATASETS") or None)
+    if check.no_cases:
+        sys.stderr.write(
+            f"No gold cases found in {os.path.join(check.root, 'cases')} (add a case file; "
+            'files starting with "_" are ignored).\n'
+        )
+        return 2
+    if check.dataset is None:
+        sys.stderr.write(f"Invalid dataset ({check.root}):\n")
+        for problem in check.problems:
+            sys.stderr.write(f"  - {problem}\n")
+        return 2
+    spec = args.adapter or os.environ.get("CITELENS_ADAPTER")
+    if spec:
+        adapter = check_adapter(spec)
+        if adapter.load_error is not None:
+            sys.stderr.write(f"Could not load adapter from {spec}: {adapter.load_error}\n")
+            return 2
+        if adapter.adapter is None:
+            sys.stderr.write(f"Invalid adapter ({spec}):\n")
+            for problem in adapter.problems:
+                sys.stderr.write(f"  - {problem}\n")
+            sys.stderr.write("See the adapter section of the citelens gold contract.\n")
+            return 2
+        adapter.adapter.close()
+    ds = check.dataset
+    sys.stdout.write(
+        f"ok: {ds.case_count} case(s) ({len(ds.qa)} qa, {len(ds.grounding)} grounding, "
+        f"{sum(ds.ignored.values())} ignored)\n"
+    )
+    return 0
+
+
+def _detect(args: argparse.Namespace) -> int:
+    texts: list[str] = list(args.text or [])
+    if not texts or texts == ["-"]:
+        texts = []
+        for raw in sys.stdin.read().split("\n"):
+            line = raw[:-1] if raw.endswith("\r") else raw
+            if line.startswith('"'):
+                value: Any = None
+                try:
+                    value = json.loads(line)
+                except ValueError:
+                    value = None
+                line = value if isinstance(value, str) else line
+            texts.append(line)
+        if texts and texts[-1] == "":
+            texts.pop()
+    for text in texts:
+        sys.stdout.write(
+            json.dumps(detect_citations(text), ensure_ascii=False, separators=(",", ":")) + "\n"
+        )
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``citelens gold`` and its subcommands."""
+    gold = subparsers.add_parser(
+        "gold",
+        help="gold-set evaluation harness: adapters, scorers, scorecards, regression gate",
+        description="Evaluate an evidence-grounded AI system against a hand-labelled gold set.",
+    )
+    gold.add_argument("--version", action="version", version=f"citelens {__version__}")
+    sub = gold.add_subparsers(dest="gold_command", metavar="COMMAND", parser_class=_Parser)
+    gold.set_defaults(func=lambda _args: (gold.print_help(sys.stderr), 2)[1])
+
+    run = sub.add_parser("run", help="run the scorers, write a scorecard, apply the gate")
+    run.add_argument("--online", action="store_true", help="also run the online scorers")
+    run.add_argument(
+        "--adapter",
+        metavar="SPEC",
+        help="lexical, http, openai, a .py file, module:attr or a module (env CITELENS_ADAPTER)",
+    )
+    run.add_argument("--datasets", metavar="DIR", help="dataset directory (env CITELENS_DATASETS)")
+    run.add_argument("--results", metavar="DIR", help="results directory (env CITELENS_RESULTS)")
+    run.add_argument("--repeats", metavar="N", help="calls per gold verdict, 1-100")
+    run.add_argument("--model", metavar="LABEL", help="run-model label (env CITELENS_EVAL_MODEL)")
+    run.add_argument("--baseline", action="store_true", help="save this run as the baseline")
+    run.add_argument("--ci", action="store_true", help="exit 1 when the gate fails")
+    run.add_argument(
+        "--tolerance",
+        metavar="SPEC",
+        action="append",
+        help="VALUE or NAME=VALUE (NAME = metric or scorer.metric; VALUE or off)",
+    )
+    run.add_argument("--format", choices=FORMATS, default="console")
+    run.add_argument("--out", metavar="FILE", help="where a json/markdown/html rendering goes")
+    run.add_argument("--repo", metavar="DIR", help="git repository whose HEAD stamps the run")
+    run.add_argument("--version", action="version", version=f"citelens {__version__}")
+    run.set_defaults(func=_run)
+
+    rep = sub.add_parser("report", help="render an existing scorecard")
+    rep.add_argument("scorecard", nargs="?", metavar="SCORECARD")
+    rep.add_argument("--results", metavar="DIR")
+    rep.add_argument("--format", choices=("html", "markdown", "json"), default="html")
+    rep.add_argument("--out", metavar="FILE")
+    rep.set_defaults(func=_report)
+
+    val = sub.add_parser("validate", help="validate a dataset (and an adapter)")
+    val.add_argument("--datasets", metavar="DIR")
+    val.add_argument("--adapter", metavar="SPEC")
+    val.set_defaults(func=_validate)
+
+    det = sub.add_parser("detect", help="print detect_citations(TEXT) as JSON, one per line")
+    det.add_argument("text", nargs="*", metavar="TEXT")
+    det.set_defaults(func=_detect)

@@ -1,0 +1,115 @@
+"""citelens.gold: a regression harness for evidence-grounded AI systems (gold-harness.md).
+
+Load a hand-labelled gold set, run a system through an adapter, score its outputs with
+deterministic scorers, write a scorecard stamped with the evaluated repository's commit, append it
+to a Parquet history and compare it with a per-adapter baseline so that a drop fails CI.
+"""
+
+from __future__ import annotations
+
+from ..errors import GoldError
+from ._adapters import CAPABILITIES, AdapterCheck, LoadedAdapter, check_adapter, load_adapter
+from ._cases import (
+    VERDICT_SCALE,
+    Anchor,
+    DatasetCheck,
+    GoldClaim,
+    GoldDataset,
+    GoldVerdict,
+    GroundingCase,
+    QACase,
+    Reference,
+    StyleItem,
+    bundled_dataset_dir,
+    canonical_key,
+    check_dataset,
+    dataset_digest,
+    load_dataset,
+    verdict_index,
+)
+from ._citations import (
+    detect_author_year,
+    detect_citations,
+    normalise_citations,
+    parse_numeric_citations,
+)
+from ._gate import Tolerances, compute_gate, parse_tolerances
+from ._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult, check_grounding
+from ._metrics import (
+    claim_match,
+    exact_set_match,
+    jaccard,
+    norm_claim_text,
+    norm_passage,
+    percentile,
+    precision_recall_f1,
+    round_metric,
+)
+from ._registry import METRICS, SCORERS, MetricSpec
+from ._runner import (
+    HISTORY_SCHEMA,
+    GoldRun,
+    baseline_file_name,
+    evaluated_commit,
+    history_view_sql,
+    read_history,
+    report,
+    run,
+)
+from ._scorers import ScorerResult, run_scorers
+
+__all__ = [
+    "CAPABILITIES",
+    "DEFAULT_ABSTAIN_MARKERS",
+    "HISTORY_SCHEMA",
+    "METRICS",
+    "SCORERS",
+    "VERDICT_SCALE",
+    "AdapterCheck",
+    "Anchor",
+    "DatasetCheck",
+    "GoldClaim",
+    "GoldDataset",
+    "GoldError",
+    "GoldRun",
+    "GoldVerdict",
+    "GroundingCase",
+    "GroundingResult",
+    "LoadedAdapter",
+    "MetricSpec",
+    "QACase",
+    "Reference",
+    "ScorerResult",
+    "StyleItem",
+    "Tolerances",
+    "baseline_file_name",
+    "bundled_dataset_dir",
+    "canonical_key",
+    "check_adapter",
+    "check_dataset",
+    "check_grounding",
+    "claim_match",
+    "compute_gate",
+    "dataset_digest",
+    "detect_author_year",
+    "detect_citations",
+    "evaluated_commit",
+    "exact_set_match",
+    "history_view_sql",
+    "jaccard",
+    "load_adapter",
+    "load_dataset",
+    "norm_claim_text",
+    "norm_passage",
+    "normalise_citations",
+    "parse_numeric_citations",
+    "parse_tolerances",
+    "percentile",
+    "precision_recall_f1",
+    "read_history",
+    "report",
+    "round_metric",
+    "run",
+    "run_scorers",
+    "verdict_index",
+]

@@ -1,0 +1,7 @@
+"""Re-export of the reference-adapter text helpers for adapter authors."""
+
+from __future__ import annotations
+
+from .._text import content, sentences, strip_markers, tokens
+
+__all__ = ["content", "sentences", "strip_markers", "tokens"]

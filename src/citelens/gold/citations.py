@@ -1,0 +1,17 @@
+"""Deterministic citation detection (gold-harness.md §4): the four public functions."""
+
+from __future__ import annotations
+
+from ._citations import (
+    detect_author_year,
+    detect_citations,
+    normalise_citations,
+    parse_numeric_citations,
+)
+
+__all__ = [
+    "detect_author_year",
+    "detect_citations",
+    "normalise_citations",
+    "parse_numeric_citations",
+]

@@ -1,0 +1,23 @@
+"""The grounding check (gold-harness.md §6.4)."""
+
+from __future__ import annotations
+
+from ._grounding import (
+    DEFAULT_ABSTAIN_MARKERS,
+    GroundingResult,
+    check_grounding,
+    contains,
+    fold,
+    neg_norm,
+    numbers_in,
+)
+
+__all__ = [
+    "DEFAULT_ABSTAIN_MARKERS",
+    "GroundingResult",
+    "check_grounding",
+    "contains",
+    "fold",
+    "neg_norm",
+    "numbers_in",
+]

@@ -1,0 +1,33 @@
+"""Metric primitives of the gold harness (gold-harness.md §5)."""
+
+from __future__ import annotations
+
+from ._metrics import (
+    Confusion,
+    claim_match,
+    confusion_matrix,
+    exact_set_match,
+    jaccard,
+    mean,
+    norm_claim_text,
+    norm_passage,
+    passage_status,
+    percentile,
+    precision_recall_f1,
+    round_metric,
+)
+
+__all__ = [
+    "Confusion",
+    "claim_match",
+    "confusion_matrix",
+    "exact_set_match",
+    "jaccard",
+    "mean",
+    "norm_claim_text",
+    "norm_passage",
+    "passage_status",
+    "percentile",
+    "precision_recall_f1",
+    "round_metric",
+]
