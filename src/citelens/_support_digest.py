@@ -92,6 +92,8 @@ class _Encoded:
 
 def _bounds(frame: pl.DataFrame, documents: np.ndarray) -> np.ndarray:
     """Row offsets of each document's contiguous block in a frame sorted by document."""
+    if len(documents) == 1:
+        return np.array([0, frame.height], dtype=np.int64)
     counts = (
         frame.group_by(DOC)
         .len()
@@ -112,7 +114,12 @@ def _section_digests(
     encoded = []
     for frame, kinds, columns in sections:
         bounds = _bounds(frame, documents)
-        encoded.append((_Encoded(frame.select(columns).to_arrow(), kinds), bounds))
+        key = (id(frame), tuple(columns))
+        table = _CACHE.get(key)
+        if table is None or table[0] is not frame:
+            table = (frame, _Encoded(frame.select(columns).to_arrow(), kinds))
+            _CACHE[key] = table
+        encoded.append((table[1], bounds))
     prefix = _tag(tag)
     out = []
     for position in range(len(documents)):
@@ -126,6 +133,9 @@ def _section_digests(
         out.append("sha256:" + hasher.hexdigest())
     return out
 
+
+# Encoded tables shared by two digests of one call (attached edges are usually all edges).
+_CACHE: dict[tuple[int, tuple[str, ...]], tuple[pl.DataFrame, _Encoded]] = {}
 
 _CLAIM_KINDS = ("s", "i", "i", "s", "i", "s")
 _EVIDENCE_KINDS = ("s", "i", "i", "s", "i")
@@ -150,7 +160,11 @@ def support_digests(
     known = edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0
     edge_sort = [DOC, "_c", "_e", "start", "end", "source_id"] if known else [DOC, *_EDGE_KEY]
     edge_sorted = edges.sort(edge_sort, nulls_last=False)
-    attached = edge_sorted.filter(pl.col("_c").is_not_null())
+    attached = (
+        edge_sorted
+        if edge_sorted["_c"].null_count() == 0
+        else edge_sorted.filter(pl.col("_c").is_not_null())
+    )
     coded = adjudications.with_columns(
         pl.col("label").cast(_LABEL_ENUM).to_physical().alias("_code")
     )
@@ -191,6 +205,7 @@ def support_digests(
         [(edge_sorted, _EDGE_KINDS, _EDGE_KEY)],
         raw,
     )
+    _CACHE.clear()
     return pl.DataFrame(
         {
             DOC: documents,

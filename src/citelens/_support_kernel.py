@@ -97,10 +97,16 @@ def run_kernel(
         )
     )
 
-    # One string join per identifier column; afterwards only integer codes are joined.
-    edges = raw_edges.join(
-        claims.select(DOC, "claim_id", "_c"), on=[DOC, "claim_id"], how="left"
-    ).join(evidence.select(DOC, "evidence_id", "_e"), on=[DOC, "evidence_id"], how="left")
+    # One string join per identifier column; afterwards only integer codes are joined. With a
+    # single document the document key is constant and is left out of the join keys.
+    single = documents.height == 1
+    claim_key = ["claim_id"] if single else [DOC, "claim_id"]
+    evidence_key = ["evidence_id"] if single else [DOC, "evidence_id"]
+    claim_codes = claims.select(*claim_key, "_c")
+    evidence_codes = evidence.select(*evidence_key, "_e")
+    edges = raw_edges.join(claim_codes, on=claim_key, how="left").join(
+        evidence_codes, on=evidence_key, how="left"
+    )
     # Exact de-duplication of the five-tuple (per document). Known identifiers are keyed by
     # their code; an unknown one keeps its string (nulls elsewhere hash cheaply).
     edges = edges.with_columns(
@@ -152,8 +158,8 @@ def run_kernel(
     # Adjudications: a row is matched when its pair has a valid edge; a pair's labels
     # collapse to one effective label (``unclear`` when they disagree).
     adjudications = (
-        adjudications.join(claims.select(DOC, "claim_id", "_c"), on=[DOC, "claim_id"], how="left")
-        .join(evidence.select(DOC, "evidence_id", "_e"), on=[DOC, "evidence_id"], how="left")
+        adjudications.join(claim_codes, on=claim_key, how="left")
+        .join(evidence_codes, on=evidence_key, how="left")
         .with_columns(pl.col("label").cast(_LABEL_ENUM))
     )
     valid_pairs = (
