@@ -115,21 +115,21 @@ def _section_digests(
     for frame, kinds, columns in sections:
         bounds = _bounds(frame, documents)
         key = (id(frame), tuple(columns))
-        table = _CACHE.get(key)
-        if table is None or table[0] is not frame:
-            table = (frame, _Encoded(frame.select(columns).to_arrow(), kinds))
-            _CACHE[key] = table
-        encoded.append((table[1], bounds))
+        cached = _CACHE.get(key)
+        if cached is None or cached[0] is not frame:
+            cached = (frame, _Encoded(frame.select(columns).to_arrow(), kinds))
+            _CACHE[key] = cached
+        encoded.append((cached[1], bounds))
     prefix = _tag(tag)
     out = []
     for position in range(len(documents)):
         hasher = hashlib.sha256(prefix)
         if raw is not None:
             hasher.update(raw[position])
-        for table, bounds in encoded:
+        for rows, bounds in encoded:
             first, stop = int(bounds[position]), int(bounds[position + 1])
             hasher.update(struct.pack("<Q", stop - first))
-            table.feed(hasher, first, stop)
+            rows.feed(hasher, first, stop)
         out.append("sha256:" + hasher.hexdigest())
     return out
 
