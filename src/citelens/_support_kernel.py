@@ -108,13 +108,25 @@ def run_kernel(
         evidence_codes, on=evidence_key, how="left"
     )
     # Exact de-duplication of the five-tuple (per document). Known identifiers are keyed by
-    # their code; an unknown one keeps its string (nulls elsewhere hash cheaply).
-    edges = edges.with_columns(
-        pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
-        pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
-    )
-    key = [DOC, "_c", "_e", "_mc", "_me", "start", "end", "source_id"]
-    edges = edges.group_by(key).agg(pl.len().cast(pl.Int64).alias("multiplicity"))
+    # their code (which implies the document); an unknown one keeps its string.
+    if edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0:
+        edges = edges.with_columns(
+            pl.lit(None, dtype=pl.String).alias("_mc"), pl.lit(None, dtype=pl.String).alias("_me")
+        )
+        key = ["_c", "_e", "start", "end", "source_id"]
+        edges = edges.group_by(key).agg(
+            pl.len().cast(pl.Int64).alias("multiplicity"),
+            pl.col(DOC).first(),
+            pl.col("_mc").first(),
+            pl.col("_me").first(),
+        )
+    else:
+        edges = edges.with_columns(
+            pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
+            pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
+        )
+        key = [DOC, "_c", "_e", "_mc", "_me", "start", "end", "source_id"]
+        edges = edges.group_by(key).agg(pl.len().cast(pl.Int64).alias("multiplicity"))
     edges = edges.join(
         evidence.select(
             "_e",

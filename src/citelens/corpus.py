@@ -476,13 +476,14 @@ def run_support_corpus(
         batch = refs.slice(first, batch_documents)
         if batch.height == 0:
             break
-        wanted = batch["document_ref"].implode()
+        # Batches are contiguous in document_ref order, so a range predicate selects exactly
+        # the batch and lets Parquet readers skip row groups by their min/max statistics.
+        low, high = batch["document_ref"][0], batch["document_ref"][-1]
+        in_batch = (pl.col("document_ref") >= low) & (pl.col("document_ref") <= high)
         tables: dict[str, pl.DataFrame] = {}
         for role in ROLES:
             if role in frames:
-                collected = _collect(
-                    frames[role].filter(pl.col("document_ref").is_in(wanted)), role
-                )
+                collected = _collect(frames[role].filter(in_batch), role)
                 tables[role] = collected.join(
                     batch, on="document_ref", how="left", maintain_order="left"
                 ).drop("document_ref")
