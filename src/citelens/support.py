@@ -482,7 +482,11 @@ def _evaluate(
     row = {k: v for k, v in kernel.documents.row(0, named=True).items() if k != DOC}
     deterministic, adjudication = _section_values(row)
     digest_frame = support_digests(
-        documents[DOC].to_numpy(), kernel.claims, kernel.evidence, kernel.edges, kernel.adjudications
+        documents[DOC].to_numpy(),
+        kernel.claims,
+        kernel.evidence,
+        kernel.edges,
+        kernel.adjudications,
     )
     digests = digest_frame.row(0, named=True)
     report = CitationSupportReport(
