@@ -119,11 +119,6 @@ def _group(
     return value
 
 
-def _nested_absent(frame: pl.DataFrame) -> None:
-    if _present(frame, _NESTED):
-        raise _Outside()
-
-
 def _identifier(series: pl.Series, *, optional: bool = False) -> pl.Series:
     """The identifier rule for a string/int column without nulls (``""`` for optional)."""
     if series.dtype != pl.String:
@@ -157,12 +152,55 @@ def _identifier(series: pl.Series, *, optional: bool = False) -> pl.Series:
     return stripped
 
 
+_NESTED_START = ("start", "begin", "offset_start")
+_NESTED_END = ("end", "stop", "offset_end")
+
+
+def _nested(frame: pl.DataFrame) -> tuple[pl.Series | None, pl.Series | None]:
+    """Offsets of a nested span column: a struct with start/end (or begin/stop,
+    offset_start/offset_end) fields, or a two-element integer list. A text, number or bool
+    nested value is ignored, as the span rule says."""
+    names = _present(frame, _NESTED)
+    if not names:
+        return None, None
+    if len(names) > 1:
+        raise _Outside()  # first-value across nested aliases compares whole values: row path
+    column = frame[names[0]]
+    dtype = column.dtype
+    if isinstance(dtype, pl.Struct):
+        fields = column.struct.unnest()
+        return (
+            _group(fields, _NESTED_START, ("int",)),
+            _group(fields, _NESTED_END, ("int",)),
+        )
+    if isinstance(dtype, pl.List) and dtype.inner is not None and dtype.inner.is_integer():
+        lengths = column.list.len()
+        if bool((column.is_not_null() & (lengths != 2)).any()):
+            raise _Outside()  # span tuple must contain two offsets: row path names it
+        return column.list.get(0, null_on_oob=True), column.list.get(1, null_on_oob=True)
+    if dtype in (pl.String, pl.Boolean) or dtype.is_numeric():
+        return None, None
+    raise _Outside()
+
+
 def _offsets(frame: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
-    _nested_absent(frame)
     none = pl.Series([None] * frame.height, dtype=pl.Int64)
+    nested_start, nested_end = _nested(frame)
     start = _group(frame, SPAN_START, ("int",))
     end = _group(frame, SPAN_END, ("int",))
-    return (none if start is None else start), (none if end is None else end)
+    out = []
+    for top, nested in ((start, nested_start), (end, nested_end)):
+        if nested is None:
+            out.append(none if top is None else top)
+            continue
+        nested = nested.cast(pl.Int64)
+        if top is None:
+            out.append(nested)
+            continue
+        if bool((top.is_not_null() & nested.is_not_null() & (top != nested)).any()):
+            raise _Outside()  # conflicting span offsets: row path names the row
+        out.append(pl.select(pl.coalesce(top, nested)).to_series())
+    return out[0], out[1]
 
 
 def _lengths(frame: pl.DataFrame, lengths: dict[str, int], source: pl.Series) -> pl.Series:
