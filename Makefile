@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean venv
+.PHONY: demo test test-spark lint typecheck pytest bench clean venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,9 +22,14 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not spark"
 
 test: lint typecheck pytest
+
+# Apache Spark tests (real local[2] Spark, Java 17): a separate CI step after `make test`.
+test-spark: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	$(BIN)/pytest -m spark tests/spark
 
 demo: $(STAMP)
 	bash data-samples/demo.sh $(BIN)

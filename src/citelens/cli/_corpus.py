@@ -69,6 +69,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         )
     support.add_argument("--strict", action="store_true", help="exit 1 when any document fails")
     support.set_defaults(func=run_support)
+
+    minimality = modes.add_parser(
+        "minimality",
+        help="citation minimality for every document",
+        description=(
+            "INPUT is a directory holding documents (document_ref, source_text), claims and "
+            "citations (each with document_ref; minimality record columns), as files such as "
+            "documents.parquet or directories. Writes documents.parquet, citations.parquet "
+            "(one row per citation record), summary.json and summary.md."
+        ),
+        epilog="Exit codes: 0 outputs written; 1 --strict and any citation is flagged or any "
+        "document failed; 2 bad input.",
+    )
+    minimality.add_argument("input", nargs="?", metavar="INPUT", help="corpus directory")
+    minimality.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    for role in ("documents", "claims", "citations"):
+        minimality.add_argument(f"--{role}", metavar="PATH", help=f"{role} file or directory")
+    minimality.add_argument(
+        "--max-excess-tokens", type=int, default=0, metavar="N", help="allowed excess tokens"
+    )
+    minimality.add_argument("--batch-documents", type=int, default=20_000, metavar="N")
+    minimality.add_argument("--strict", action="store_true")
+    minimality.set_defaults(func=run_minimality)
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
@@ -131,5 +154,34 @@ def run_support(args: argparse.Namespace) -> int:
         summary["failed_document_count"]
         or summary["passed_document_count"] != summary["evaluated_document_count"]
     ):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def run_minimality(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus minimality``."""
+    from ..corpus import run_minimality_corpus
+    from ._common import progress_callback
+
+    try:
+        paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
+        result = run_minimality_corpus(
+            paths["documents"],
+            paths["claims"],
+            paths["citations"],
+            max_excess_tokens=args.max_excess_tokens,
+            batch_documents=args.batch_documents,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    totals = result.summary["totals"]
+    sys.stdout.write(
+        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
+        f"failed {totals['documents_failed']}); citations: {totals['citations']}, "
+        f"flagged {totals['flagged']}\n"
+    )
+    if args.strict and (totals["flagged"] or totals["documents_failed"]):
         return EXIT_FAILED
     return EXIT_OK
