@@ -22,6 +22,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "_minimality",
     "_summary_citations",
     "_corpus",
+    "_sql",
 )
 
 
