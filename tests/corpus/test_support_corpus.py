@@ -162,7 +162,9 @@ def single_document(
 
 
 def check_against_single(
-    rows: dict[str, list[dict[str, Any]]], documents: pa.Table, limits: citelens.Limits | None = None
+    rows: dict[str, list[dict[str, Any]]],
+    documents: pa.Table,
+    limits: citelens.Limits | None = None,
 ) -> None:
     refs = sorted({r["document_ref"] for role in rows.values() for r in role})
     got = {row["document_ref"]: row for row in documents.to_pylist()}
@@ -345,7 +347,9 @@ def write_corpus(root: pathlib.Path, rows: dict[str, list[dict[str, Any]]]) -> N
         pq.write_table(tab, root / f"{role}.parquet")
 
 
-def test_cli_outputs_and_privacy(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_outputs_and_privacy(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rows = random_corpus(5, documents=20)
     write_corpus(tmp_path / "in", rows)
     out = tmp_path / "out"
@@ -387,7 +391,9 @@ def test_hive_partitioned_directories(tmp_path: pathlib.Path) -> None:
     rows = random_corpus(9, documents=8)
     root = tmp_path / "hive"
     for role, tab in as_tables(rows).items():
-        for index, part in enumerate((tab.slice(0, tab.num_rows // 2), tab.slice(tab.num_rows // 2))):
+        for index, part in enumerate(
+            (tab.slice(0, tab.num_rows // 2), tab.slice(tab.num_rows // 2))
+        ):
             folder = root / role / f"part={index}"
             folder.mkdir(parents=True)
             pq.write_table(part, folder / "data.parquet")
