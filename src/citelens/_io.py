@@ -119,7 +119,14 @@ def _decode(data: bytes) -> str:
 
 
 def _has_float(data_type: pa.DataType) -> bool:
-    if pa.types.is_floating(data_type) or pa.types.is_null(data_type):
+    """True for column types that would not round-trip the JSON values exactly: floats (the
+    int/float distinction), nulls, and temporal types (Arrow reads ISO-date-like strings as
+    timestamps)."""
+    if (
+        pa.types.is_floating(data_type)
+        or pa.types.is_null(data_type)
+        or pa.types.is_temporal(data_type)
+    ):
         return True
     if pa.types.is_struct(data_type):
         return any(_has_float(data_type.field(i).type) for i in range(data_type.num_fields))
