@@ -10,6 +10,7 @@ the first defective row with its catalogue error. The two paths are differential
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 from typing import Any
 
@@ -548,31 +549,63 @@ def adjudications_from_table(
         return None
 
 
+# Every key any support record rule reads; other keys are never converted.
+RECORD_KEYS = frozenset(
+    (
+        *CLAIM_ID_ALIASES,
+        *EVIDENCE_ID_ALIASES,
+        *CLAIM_SOURCE_ALIASES,
+        *EVIDENCE_SOURCE_ALIASES,
+        *CLAIM_CITATION_ALIASES,
+        *CLAIM_TYPE_ALIASES,
+        *LENGTH_ALIASES,
+        *TEXT_ALIASES,
+        *EDGE_CLAIM_ALIASES,
+        *EDGE_EVIDENCE_ALIASES,
+        *EDGE_SOURCE_ALIASES,
+        "source_id",
+        *SPAN_START,
+        *SPAN_END,
+        *_NESTED,
+        *LABEL_KEYS,
+        *_FLAG_COLUMNS,
+        "claim_key",
+    )
+)
+
+
 def python_records_table(items: list[Any]) -> pa.Table | None:
-    """Plain ``dict`` records as one Arrow table (Arrow infers each column from all rows), or
-    ``None`` when they are not exactly representable (mixed types, non-dict rows, …)."""
-    if not items or set(map(type, items)) != {dict} or not _plain_values(items):
-        return None
-    try:
-        array = pa.array(items)
-        if not pa.types.is_struct(array.type):
-            return None
-        return pa.Table.from_struct_array(array)
-    except Exception:
-        return None
+    """Plain ``dict`` records as one Arrow table, or ``None`` when they are not exactly
+    representable (non-dict rows, mixed types, subclasses, a flag key holding ``None``).
 
-
-_PLAIN_TYPES = frozenset((str, int, bool, float, type(None), list, dict))
-
-
-def _plain_values(items: list[dict[str, Any]]) -> bool:
-    """Every value, nested ones included, has an exact built-in type.
-
-    Arrow converts ``int``/``str`` subclasses by value, while the record rules call their
-    ``__str__``/``__eq__``; such objects take the row path. The scan runs level by level with
-    C-level ``map``/``set`` calls.
+    Each key the contract reads becomes one column: its values are gathered with C-level
+    ``map`` calls and typed by Arrow from all of them (an int/float mix becomes a float column,
+    which the columnar rules reject exactly like the row rules reject the float). Keys no rule
+    reads (``text``, ``comment``, …) are never converted.
     """
-    values: list[Any] = list(itertools.chain.from_iterable(map(dict.values, items)))
+    if not items or set(map(type, items)) != {dict}:
+        return None
+    keys = sorted(RECORD_KEYS.intersection(set().union(*items)))
+    if not keys:
+        return None
+    columns: dict[str, pa.Array] = {}
+    for key in keys:
+        values = list(map(operator.methodcaller("get", key), items))
+        if not _plain_values_list(values):
+            return None
+        if key in _FLAG_COLUMNS:
+            # A flag key holding None is an error in a mapping but a null in a table.
+            present = sum(map(operator.methodcaller("__contains__", key), items))
+            if present != len(values) - values.count(None):
+                return None
+        try:
+            columns[key] = pa.array(values)
+        except Exception:
+            return None
+    return pa.table(columns)
+
+
+def _plain_values_list(values: list[Any]) -> bool:
     while values:
         types = set(map(type, values))
         if not types <= _PLAIN_TYPES:
@@ -585,6 +618,9 @@ def _plain_values(items: list[dict[str, Any]]) -> bool:
             nested.extend(itertools.chain.from_iterable(map(dict.values, dicts)))
         values = nested
     return True
+
+
+_PLAIN_TYPES = frozenset((str, int, bool, float, type(None), list, dict))
 
 
 def type_csv_table(table: pa.Table) -> pa.Table | list[dict[str, Any]]:

@@ -32,30 +32,48 @@ def _tag(text: str) -> bytes:
     return struct.pack("<I", len(data)) + data
 
 
-def _fixed(data: np.ndarray, width: int) -> pa.Array:
-    buffer = pa.py_buffer(np.ascontiguousarray(data).tobytes())
-    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(data), [None, buffer])
-    return fixed.cast(pa.large_binary())
+def _fixed(data: np.ndarray) -> pa.Array:
+    """An ``n x width`` byte matrix as a large_binary array (zero-copy buffers)."""
+    count, width = data.shape
+    offsets = np.arange(0, (count + 1) * width, width, dtype=np.int64)
+    return pa.Array.from_buffers(
+        pa.large_binary(),
+        count,
+        [None, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data))],
+    )
 
 
-def _string_parts(column: pa.Array) -> list[pa.Array]:
-    lengths = pc.binary_length(column).to_numpy(zero_copy_only=False).astype("<u4")
-    return [_fixed(lengths.view(np.uint8).reshape(-1, 4), 4), column.cast(pa.large_binary())]
-
-
-def _int_part(column: pa.Array) -> pa.Array:
+def _int_bytes(column: pa.Array) -> np.ndarray:
     count = len(column)
     out = np.zeros((count, 9), dtype=np.uint8)
     valid = column.is_valid().to_numpy(zero_copy_only=False)
     values = pc.fill_null(column, 0).to_numpy(zero_copy_only=False).astype("<i8")
     out[:, 0] = valid
     out[:, 1:] = values.view(np.uint8).reshape(count, 8)
-    return _fixed(out, 9)
+    return out
 
 
-def _label_part(column: pa.Array) -> pa.Array:
-    codes = column.to_numpy(zero_copy_only=False).astype(np.uint8)
-    return _fixed(codes.reshape(-1, 1), 1)
+def _parts(chunk: pa.Table, kinds: Sequence[str]) -> list[pa.Array]:
+    """The row encoding as few binary columns as possible: runs of fixed-width fields (and the
+    length prefix of the string that follows them) are merged into one byte matrix."""
+    parts: list[pa.Array] = []
+    fixed: list[np.ndarray] = []
+    for kind, column in zip(kinds, chunk.columns):
+        array = column.chunk(0) if column.num_chunks else pa.array([], column.type)
+        if kind == "s":
+            lengths = pc.binary_length(array).to_numpy(zero_copy_only=False).astype("<u4")
+            fixed.append(lengths.view(np.uint8).reshape(-1, 4))
+            parts.append(_fixed(np.hstack(fixed)))
+            fixed = []
+            parts.append(array.cast(pa.large_binary()))
+        elif kind == "i":
+            fixed.append(_int_bytes(array))
+        else:
+            codes = array.to_numpy(zero_copy_only=False).astype(np.uint8)
+            fixed.append(codes.reshape(-1, 1))
+    if fixed:
+        parts.append(_fixed(np.hstack(fixed)))
+    return parts
 
 
 class _Encoded:
@@ -65,15 +83,7 @@ class _Encoded:
         self.chunks: list[tuple[memoryview, np.ndarray]] = []
         for offset in range(0, table.num_rows, _CHUNK):
             chunk = table.slice(offset, _CHUNK).combine_chunks()
-            parts: list[pa.Array] = []
-            for kind, column in zip(kinds, chunk.columns):
-                array = column.chunk(0) if column.num_chunks else pa.array([], column.type)
-                if kind == "s":
-                    parts.extend(_string_parts(array))
-                elif kind == "i":
-                    parts.append(_int_part(array))
-                else:
-                    parts.append(_label_part(array))
+            parts = _parts(chunk, kinds)
             joined = pc.binary_join_element_wise(*parts, pa.scalar(b"", pa.large_binary()))
             offsets = np.frombuffer(joined.buffers()[1], dtype=np.int64)[
                 joined.offset : joined.offset + len(joined) + 1
@@ -144,6 +154,47 @@ _ADJUDICATION_KINDS = ("s", "s", "l")
 _EDGE_KEY = ["claim_id", "evidence_id", "start", "end", "source_id"]
 
 
+def _rank(codes: pl.Series, ids: pl.Series, sorted_ids: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """An integer order key equal to the byte order of ``ids``: ``2 * code`` for identifiers
+    of the sorted table, ``2 * insertion point - 1`` for unknown ones (plus the identifier
+    itself to order unknown ones that share an insertion point)."""
+    rank = codes.cast(pl.Int64).fill_null(0).to_numpy().copy() * 2
+    unknown = codes.is_null()
+    tie = pl.Series([None] * len(ids), dtype=pl.String)
+    if unknown.any():
+        mask = unknown.to_numpy()
+        positions = sorted_ids.search_sorted(ids.filter(unknown)).cast(pl.Int64).to_numpy()
+        rank[mask] = positions * 2 - 1
+        tie = pl.select(pl.when(unknown).then(ids)).to_series()
+    return pl.Series(rank), tie
+
+
+def _sorted_by_identifiers(
+    frame: pl.DataFrame,
+    claims: pl.DataFrame,
+    evidence: pl.DataFrame,
+    single: bool,
+    rest: list[str],
+) -> pl.DataFrame:
+    """``frame`` sorted by (document, claim_id, evidence_id, *rest) in byte order, using the
+    integer codes of the kernel instead of comparing identifier strings."""
+    if frame["_c"].null_count() == 0 and frame["_e"].null_count() == 0:
+        return frame.sort([DOC, "_c", "_e", *rest], nulls_last=False)
+    if not single:
+        return frame.sort([DOC, "claim_id", "evidence_id", *rest], nulls_last=False)
+    claim_rank, claim_tie = _rank(frame["_c"], frame["claim_id"], claims["claim_id"])
+    evidence_rank, evidence_tie = _rank(frame["_e"], frame["evidence_id"], evidence["evidence_id"])
+    keyed = frame.with_columns(
+        claim_rank.alias("_rc"),
+        claim_tie.alias("_tc"),
+        evidence_rank.alias("_re"),
+        evidence_tie.alias("_te"),
+    )
+    return keyed.sort(["_rc", "_tc", "_re", "_te", *rest], nulls_last=False).drop(
+        "_rc", "_tc", "_re", "_te"
+    )
+
+
 def support_digests(
     documents: np.ndarray,
     claims: pl.DataFrame,
@@ -157,9 +208,10 @@ def support_digests(
     ``_c``/``_e`` in that order, so edges and adjudications sort by code unless they reference
     an unknown identifier.
     """
-    known = edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0
-    edge_sort = [DOC, "_c", "_e", "start", "end", "source_id"] if known else [DOC, *_EDGE_KEY]
-    edge_sorted = edges.sort(edge_sort, nulls_last=False)
+    single = len(documents) == 1
+    edge_sorted = _sorted_by_identifiers(
+        edges, claims, evidence, single, ["start", "end", "source_id"]
+    )
     attached = (
         edge_sorted
         if edge_sorted["_c"].null_count() == 0
@@ -168,13 +220,7 @@ def support_digests(
     coded = adjudications.with_columns(
         pl.col("label").cast(_LABEL_ENUM).to_physical().alias("_code")
     )
-    adjudication_known = coded["_c"].null_count() == 0 and coded["_e"].null_count() == 0
-    adjudication_sort = (
-        [DOC, "_c", "_e", "_code"]
-        if adjudication_known
-        else [DOC, "claim_id", "evidence_id", "_code"]
-    )
-    adjudication_sorted = coded.sort(adjudication_sort)
+    adjudication_sorted = _sorted_by_identifiers(coded, claims, evidence, single, ["_code"])
     claim_columns = ["claim_id", "start", "end", "source_id", "source_length", "claim_type"]
     evidence_columns = ["evidence_id", "start", "end", "source_id", "source_length"]
     claim_digest = _section_digests(

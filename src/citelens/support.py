@@ -178,7 +178,8 @@ def _fast_or_rows(
     if kind == "rows":
         table = python_records_table(payload)
         if table is not None:
-            result = fast(table, True)
+            # python_records_table already sent flag keys holding None to the row path.
+            result = fast(table, False)
             if result is not None:
                 return result
         return _polars(rows(payload, False))
