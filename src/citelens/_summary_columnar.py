@@ -11,6 +11,9 @@
   int64 key; the rest is NumPy integer work (``bincount``, gathers, ``searchsorted``) plus
   Polars ``n_unique`` for the per-claim duplicate pairs. Only evidence rows that share a
   reference with another row go through the sequential "earlier valid record" rule.
+* Corpus mode (:func:`summary_metrics_by_document`): many documents keyed by ``document_ref``
+  in one pass; identifier codes and span keys become dense (document, reference) codes so
+  every rule stays inside its document, and counts are per-document ``bincount`` group-bys.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._summary_report import _METRIC_KEYS
+from ._summary_report import REASON_CODES as _REASON_CODES
 from ._summary_walk import (
     CITATION_COLLECTION_KEYS,
     CITATION_ID_KEYS,
@@ -37,6 +42,9 @@ from ._summary_walk import (
 )
 
 __all__ = [
+    "DOCUMENT_COLUMNS",
+    "DOCUMENT_METRIC_COLUMNS",
+    "REASON_COLUMNS",
     "Counts",
     "claims_frame_from_table",
     "claims_frame_from_walk",
@@ -45,6 +53,7 @@ __all__ = [
     "evidence_frame_from_walk",
     "flat_claims_ok",
     "flat_evidence_ok",
+    "summary_metrics_by_document",
 ]
 
 # Python's own str.isspace() set (derived from the running interpreter, §13 Step A).
@@ -678,3 +687,418 @@ def compute_counts(
         duplicate_evidence_record_count=n_dup_ev,
         referenced_evidence_count=int(referenced.sum()),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Corpus mode: every document of a corpus in one pass (keyed by ``document_ref``)
+
+# Per-document output columns, in order: the key and status, then the 24 fields of
+# ``SummaryCitationMetrics.to_dict()`` and one 0/1 count column per failure reason.
+DOCUMENT_METRIC_COLUMNS: tuple[str, ...] = _METRIC_KEYS
+REASON_COLUMNS: tuple[str, ...] = tuple(f"failure_reasons.{code}" for code in _REASON_CODES)
+DOCUMENT_COLUMNS: tuple[str, ...] = (
+    "document_ref",
+    "status",
+    "error_category",
+    "error_message",
+    *DOCUMENT_METRIC_COLUMNS,
+    *REASON_COLUMNS,
+)
+_DOCUMENT_DTYPES: dict[str, Any] = {
+    "document_ref": pl.String,
+    "status": pl.String,
+    "error_category": pl.String,
+    "error_message": pl.String,
+    "schema_version": pl.Int64,
+    "coverage": pl.Float64,
+    "abstention_rate": pl.Float64,
+    "evidence_coverage": pl.Float64,
+    "source_evidence_available": pl.Boolean,
+    "fail_closed": pl.Boolean,
+    "passed": pl.Boolean,
+    "failure_reasons": pl.List(pl.String),
+}
+
+
+def _document_dtype(name: str) -> Any:
+    return _DOCUMENT_DTYPES.get(name, pl.Int64)
+
+
+def _dense_pairs(doc: Any, key: Any) -> tuple[Any, int]:
+    """Dense codes of the (document, key) pairs; -1 where ``key`` is -1 (no reference)."""
+    out = np.full(len(key), -1, dtype=np.int64)
+    has = key >= 0
+    if not has.any():
+        return out, 0
+    a = doc[has]
+    b = key[has]
+    order = np.lexsort((b, a))
+    sa, sb = a[order], b[order]
+    new = np.ones(len(sa), dtype=bool)
+    new[1:] = (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])
+    dense = np.cumsum(new, dtype=np.int64) - 1
+    codes = np.empty(len(sa), dtype=np.int64)
+    codes[order] = dense
+    out[has] = codes
+    return out, int(dense[-1]) + 1
+
+
+def _register_rows(ev_id: Any, ev_sp: Any, n_id: int, n_sp: int) -> tuple[Any, Any, Any, Any]:
+    """Step B over dense (document, reference) codes: valid mask, record index (-1 if not
+    valid), has-reference mask and duplicate mask, row by row in table order."""
+    has_ref = (ev_id >= 0) | (ev_sp >= 0)
+    involved = np.flatnonzero(_duplicated(ev_id, n_id) | _duplicated(ev_sp, n_sp))
+    valid = has_ref.copy()
+    dup = np.zeros(len(ev_id), dtype=bool)
+    if len(involved):
+        # The "earlier valid record" rule is sequential; only rows sharing a (document,
+        # reference) pair with another row take part. Codes are document-scoped, so this one
+        # pass equals the per-document passes.
+        seen_ids: set[int] = set()
+        seen_spans: set[int] = set()
+        for row, rid, rsp in zip(
+            involved.tolist(), ev_id[involved].tolist(), ev_sp[involved].tolist()
+        ):
+            if (rid >= 0 and rid in seen_ids) or (rsp >= 0 and rsp in seen_spans):
+                valid[row] = False
+                dup[row] = True
+                continue
+            if rid >= 0:
+                seen_ids.add(rid)
+            if rsp >= 0:
+                seen_spans.add(rsp)
+    idx = np.where(valid, np.cumsum(valid, dtype=np.int64) - 1, -1)
+    return valid, idx, has_ref, dup
+
+
+def _not_first(*columns: Any) -> Any:
+    """Mask of rows whose column tuple already occurred in an earlier row."""
+    if len(columns[0]) == 0:
+        return np.zeros(0, dtype=bool)
+    frame = pl.DataFrame({f"c{i}": col for i, col in enumerate(columns)})
+    first = frame.select(pl.struct(frame.columns).is_first_distinct()).to_series().to_numpy()
+    return ~first
+
+
+def _per_doc(doc: Any, mask: Any | None, n_docs: int) -> Any:
+    """Per-document count of rows (where ``mask``), by ``bincount``."""
+    picked = doc if mask is None else doc[mask]
+    return np.bincount(picked, minlength=n_docs).astype(np.int64)
+
+
+def _counts_by_document(
+    claim_doc: Any, items: pa.Table, ev_doc: Any, ev: pa.Table, n_docs: int
+) -> dict[str, Any]:
+    """Steps B, D, E, F for every document at once: per-document count arrays.
+
+    ``claim_doc``/``ev_doc`` give each claim / evidence row's document code; ``items`` holds
+    the global claim row of each citation item. Identifier codes and span keys are made
+    document-scoped as dense (document, reference) codes, so every join, duplicate and
+    registration rule stays inside its document; counts are ``bincount`` group-bys.
+    """
+    ev_id, it_id, _ = _id_codes(ev.column("id"), items.column("id"))
+    ev_sp, it_sp = _span_keys(
+        _offsets(ev.column("s")),
+        _offsets(ev.column("e")),
+        _offsets(items.column("s")),
+        _offsets(items.column("e")),
+    )
+    claim_no = pc.fill_null(items.column("claim_no"), 0).to_numpy().astype(np.int64, copy=False)
+    item_doc = claim_doc[claim_no] if len(claim_no) else np.zeros(0, dtype=np.int64)
+    n_ev = len(ev_id)
+    both_doc = np.concatenate([ev_doc, item_doc])
+    idp, n_idp = _dense_pairs(both_doc, np.concatenate([ev_id, it_id]))
+    spp, n_spp = _dense_pairs(both_doc, np.concatenate([ev_sp, it_sp]))
+    ev_idp, it_idp = idp[:n_ev], idp[n_ev:]
+    ev_spp, it_spp = spp[:n_ev], spp[n_ev:]
+    valid_ev, idx, has_ref_ev, dup_ev = _register_rows(ev_idp, ev_spp, n_idp, n_spp)
+    # Step D: each item's id and span resolve to a registered record of its own document.
+    idx_by_id = np.full(n_idp, -1, dtype=np.int64)
+    keep = valid_ev & (ev_idp >= 0)
+    idx_by_id[ev_idp[keep]] = idx[keep]
+    idx_by_sp = np.full(n_spp, -1, dtype=np.int64)
+    keep = valid_ev & (ev_spp >= 0)
+    idx_by_sp[ev_spp[keep]] = idx[keep]
+    ri = _lookup(idx_by_id, it_idp)
+    rs = _lookup(idx_by_sp, it_spp)
+    has_id = it_idp >= 0
+    has_sp = it_spp >= 0
+    has_ref = has_id | has_sp
+    unres_id = has_id & (ri < 0)
+    unres_sp = has_sp & (rs < 0)
+    n_distinct = (
+        (ri >= 0).astype(np.int8)
+        + (rs >= 0).astype(np.int8)
+        - ((ri >= 0) & (ri == rs)).astype(np.int8)
+    )
+    valid = has_ref & ~unres_id & ~unres_sp & (n_distinct == 1)
+    rec = np.where(n_distinct == 1, np.where(ri >= 0, ri, rs), -1)
+    # Step E: per claim, an item repeating an earlier item's key is a duplicate.
+    set_key = has_ref & (n_distinct != 1)
+    dup_items = np.zeros(len(claim_no), dtype=bool)
+    dup_items[set_key] = _not_first(claim_no[set_key], it_id[set_key], it_sp[set_key])
+    rec_key = rec >= 0
+    dup_items[rec_key] = _not_first(claim_no[rec_key], rec[rec_key])
+    # Step F: supported claims, claims with items, records cited by valid items.
+    n_claims = len(claim_doc)
+    supported = np.zeros(n_claims, dtype=bool)
+    supported[claim_no[valid]] = True
+    with_items = np.zeros(n_claims, dtype=bool)
+    with_items[claim_no] = True
+    n_valid_ev = int(valid_ev.sum())
+    referenced = np.zeros(n_valid_ev, dtype=bool)
+    referenced[rec[valid]] = True
+    valid_doc = ev_doc[valid_ev]  # record index order == row order of valid rows
+    claim_count = _per_doc(claim_doc, None, n_docs)
+    return {
+        "claim_count": claim_count,
+        "supported_claim_count": _per_doc(claim_doc, supported, n_docs),
+        "citation_count": _per_doc(item_doc, None, n_docs),
+        "valid_citation_count": _per_doc(item_doc, valid, n_docs),
+        "duplicate_citation_count": _per_doc(item_doc, dup_items, n_docs),
+        "missing_citation_count": claim_count - _per_doc(claim_doc, with_items, n_docs),
+        "missing_source_record_count": _per_doc(item_doc, ~valid & unres_id, n_docs),
+        "unavailable_span_count": _per_doc(item_doc, ~valid & unres_sp, n_docs),
+        "evidence_record_count": _per_doc(ev_doc, None, n_docs),
+        "valid_evidence_record_count": _per_doc(ev_doc, valid_ev, n_docs),
+        "invalid_evidence_record_count": _per_doc(ev_doc, ~has_ref_ev, n_docs),
+        "duplicate_evidence_record_count": _per_doc(ev_doc, dup_ev, n_docs),
+        "referenced_evidence_count": _per_doc(valid_doc, referenced, n_docs),
+    }
+
+
+def _metrics_frame(counts: pl.DataFrame) -> pl.DataFrame:
+    """The metric columns of :func:`summary_citations._metrics_from_counts`, column-wise."""
+    c = pl.col
+    available = (
+        (c("valid_evidence_record_count") > 0)
+        & (c("invalid_evidence_record_count") == 0)
+        & (c("duplicate_evidence_record_count") == 0)
+    )
+    frame = counts.with_columns(
+        (c("claim_count") - c("supported_claim_count")).alias("unsupported_claim_count"),
+        (c("citation_count") - c("valid_citation_count")).alias("invalid_citation_count"),
+        available.alias("source_evidence_available"),
+    )
+    has_claims = c("claim_count") > 0
+    flags = {
+        "duplicate_citation": c("duplicate_citation_count") > 0,
+        "duplicate_source_evidence": c("duplicate_evidence_record_count") > 0,
+        "invalid_citation": c("invalid_citation_count") > 0,
+        "invalid_source_evidence": c("invalid_evidence_record_count") > 0,
+        "missing_citation": c("missing_citation_count") > 0,
+        "missing_source_evidence": c("valid_evidence_record_count") == 0,
+        "missing_source_record": c("missing_source_record_count") > 0,
+        "unavailable_span": c("unavailable_span_count") > 0,
+        "unsupported_claim": c("unsupported_claim_count") > 0,
+    }
+    any_reason = pl.any_horizontal(*flags.values())
+    frame = frame.with_columns(
+        c("unsupported_claim_count").alias("abstention_count"),
+        pl.when(~c("source_evidence_available"))
+        .then(0.0)
+        .when(has_claims)
+        .then(c("supported_claim_count").cast(pl.Float64) / c("claim_count").cast(pl.Float64))
+        .otherwise(1.0)
+        .alias("coverage"),
+        pl.when(c("source_evidence_available"))
+        .then(
+            c("referenced_evidence_count").cast(pl.Float64)
+            / c("valid_evidence_record_count").cast(pl.Float64)
+        )
+        .otherwise(0.0)
+        .alias("evidence_coverage"),
+        pl.when(has_claims)
+        .then(c("unsupported_claim_count").cast(pl.Float64) / c("claim_count").cast(pl.Float64))
+        .otherwise(0.0)
+        .alias("abstention_rate"),
+        (~c("source_evidence_available")).alias("fail_closed"),
+        (c("source_evidence_available") & ~any_reason).alias("passed"),
+        pl.concat_list([pl.when(flags[code]).then(pl.lit(code)) for code in _REASON_CODES])
+        .list.drop_nulls()
+        .alias("failure_reasons"),
+        *[flag.cast(pl.Int64).alias(f"failure_reasons.{code}") for code, flag in flags.items()],
+        pl.lit(1, dtype=pl.Int64).alias("schema_version"),
+    )
+    return frame
+
+
+def _csv_typed(table: pa.Table) -> pa.Table | list[Any]:
+    from ._summary_input import _type_csv_offsets  # import cycle
+
+    return _type_csv_offsets(table)
+
+
+def _single_document(
+    claims: pa.Table | list[Any], evidence: pa.Table | list[Any], limits: Any
+) -> dict[str, Any]:
+    """The exact fallback: ``build_summary_citation_report`` on one document's rows."""
+    from .errors import SummaryCitationError
+    from .summary_citations import build_summary_citation_report
+
+    failure: tuple[str, str] | None = None
+    row: dict[str, Any] = {}
+    try:
+        report = build_summary_citation_report(claims, evidence, limits=limits)
+        row = report.metrics.to_dict()
+    except SummaryCitationError as exc:
+        failure = (str(exc.args[0]), exc.category)
+    if failure is not None:
+        return {"status": "error", "error_message": failure[0], "error_category": failure[1]}
+    row["failure_reasons"] = list(row["failure_reasons"])
+    for code, column in zip(_REASON_CODES, REASON_COLUMNS):
+        row[column] = int(code in row["failure_reasons"])
+    row["status"] = "ok"
+    return row
+
+
+def _document_rows(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        [{name: row.get(name) for name in DOCUMENT_COLUMNS} for row in rows],
+        schema={name: _document_dtype(name) for name in DOCUMENT_COLUMNS},
+        orient="row",
+    )
+
+
+def _empty_documents() -> pl.DataFrame:
+    return pl.DataFrame(schema={name: _document_dtype(name) for name in DOCUMENT_COLUMNS})
+
+
+def _rows_of(table: pa.Table | list[Any], positions: Any) -> pa.Table | list[Any]:
+    if isinstance(table, pa.Table):
+        return table.take(pa.array(positions, pa.int64()))
+    return [table[i] for i in positions.tolist()]
+
+
+def _fallback(
+    refs: list[str],
+    claims: pa.Table | list[Any],
+    claim_doc: Any,
+    evidence: pa.Table | list[Any],
+    ev_doc: Any,
+    documents: Any,
+    limits: Any,
+) -> list[dict[str, Any]]:
+    """Evaluate the given documents one by one through the public entry point (exact)."""
+    claim_order = np.argsort(claim_doc, kind="stable")
+    ev_order = np.argsort(ev_doc, kind="stable")
+    claim_bounds = np.searchsorted(claim_doc[claim_order], [documents, documents + 1])
+    ev_bounds = np.searchsorted(ev_doc[ev_order], [documents, documents + 1])
+    rows: list[dict[str, Any]] = []
+    for k, code in enumerate(documents.tolist()):
+        c_rows = _rows_of(claims, claim_order[claim_bounds[0][k] : claim_bounds[1][k]])
+        e_rows = _rows_of(evidence, ev_order[ev_bounds[0][k] : ev_bounds[1][k]])
+        row = _single_document(c_rows, e_rows, limits)
+        row["document_ref"] = refs[code]
+        rows.append(row)
+    return rows
+
+
+def _document_codes(claims: pa.Table, evidence: pa.Table) -> tuple[list[str], Any, Any]:
+    """Code every row by its document (first-appearance order of ``document_ref``)."""
+    combined = pa.chunked_array(
+        [
+            pc.cast(_array(claims.column("document_ref")), pa.large_string()),
+            pc.cast(_array(evidence.column("document_ref")), pa.large_string()),
+        ],
+        type=pa.large_string(),
+    ).combine_chunks()
+    if combined.null_count:
+        raise ValueError("document_ref must not be null")
+    encoded = pc.dictionary_encode(combined)
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    refs = [str(v) for v in encoded.dictionary.to_pylist()]
+    return refs, codes[: claims.num_rows], codes[claims.num_rows :]
+
+
+def summary_metrics_by_document(
+    claims: pa.Table,
+    evidence: pa.Table,
+    limits: Any = None,
+    *,
+    csv: tuple[bool, bool] = (False, False),
+) -> pl.DataFrame:
+    """Every document's summary-citation metrics in one vectorised pass.
+
+    ``claims`` and ``evidence`` both carry a non-null ``document_ref`` column; every row of a
+    document, in table order, is that document's input. Returns one row per document
+    (columns :data:`DOCUMENT_COLUMNS`, sorted by ``document_ref``) equal to
+    ``build_summary_citation_report`` on that document's rows alone (bounds from ``limits``
+    apply per document): its ``metrics.to_dict()`` values with status ``"ok"``, or status
+    ``"error"`` with the fixed message and category it raises. ``csv`` marks roles read from
+    CSV (offset cells typed as in a CSV file).
+
+    Flat tables go through one pass: identifiers are factorised once, made document-scoped as
+    dense (document, reference) codes, and counted per document with ``bincount``. Tables
+    outside the flat columnar domain, or a pass that raises, fall back document by document to
+    the public entry point (exact).
+    """
+    from .limits import Limits
+    from .summary_citations import (
+        DEFAULT_CITATIONS,
+        DEFAULT_CLAIMS,
+        DEFAULT_EVIDENCE,
+    )
+
+    resolved = limits if isinstance(limits, Limits) else Limits()
+    refs, claim_doc, ev_doc = _document_codes(claims, evidence)
+    n_docs = len(refs)
+    if n_docs == 0:
+        return _empty_documents()
+    claim_body: pa.Table | list[Any] = claims.drop_columns(["document_ref"])
+    ev_body: pa.Table | list[Any] = evidence.drop_columns(["document_ref"])
+    if csv[0]:
+        claim_body = _csv_typed(claims.drop_columns(["document_ref"]))
+    if csv[1]:
+        ev_body = _csv_typed(evidence.drop_columns(["document_ref"]))
+    all_docs = np.arange(n_docs, dtype=np.int64)
+    flat = (
+        isinstance(claim_body, pa.Table)
+        and isinstance(ev_body, pa.Table)
+        and flat_claims_ok(claim_body.schema)
+        and flat_evidence_ok(ev_body.schema)
+    )
+    arrays: dict[str, Any] | None = None
+    if flat:
+        assert isinstance(claim_body, pa.Table) and isinstance(ev_body, pa.Table)
+        try:
+            items = claims_frame_from_table(claim_body)
+            ev = evidence_frame_from_table(ev_body)
+            arrays = _counts_by_document(claim_doc, items, ev_doc, ev, n_docs)
+        except Exception:
+            arrays = None
+    if arrays is None:
+        rows = _fallback(refs, claim_body, claim_doc, ev_body, ev_doc, all_docs, resolved)
+        return _document_rows(rows).sort("document_ref")
+    counts = pl.DataFrame({"document_ref": refs, **arrays})
+    # Bounds per document, in the single call's order: claims, evidence, citation items.
+    c = pl.col
+    over = (
+        pl.when(c("claim_count") > resolved.resolve("claims", DEFAULT_CLAIMS))
+        .then(pl.lit("claims collection exceeds the configured limit"))
+        .when(c("evidence_record_count") > resolved.resolve("evidence", DEFAULT_EVIDENCE))
+        .then(pl.lit("evidence collection exceeds the configured limit"))
+        .when(c("citation_count") > resolved.resolve("citations", DEFAULT_CITATIONS))
+        .then(pl.lit("citation items exceed the configured limit"))
+    )
+    counts = counts.with_columns(over.alias("error_message"))
+    failed = counts.filter(c("error_message").is_not_null()).select(
+        "document_ref",
+        pl.lit("error").alias("status"),
+        pl.lit("limit").alias("error_category"),
+        "error_message",
+    )
+    ok = _metrics_frame(counts.filter(c("error_message").is_null())).with_columns(
+        pl.lit("ok").alias("status"), pl.lit(None, dtype=pl.String).alias("error_category")
+    )
+    frames = [
+        frame.with_columns(
+            *[
+                pl.lit(None, dtype=_document_dtype(name)).alias(name)
+                for name in DOCUMENT_COLUMNS
+                if name not in frame.columns
+            ]
+        ).select([pl.col(name).cast(_document_dtype(name)) for name in DOCUMENT_COLUMNS])
+        for frame in (ok, failed)
+    ]
+    return pl.concat(frames).sort("document_ref")

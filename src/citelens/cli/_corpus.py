@@ -92,6 +92,41 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     minimality.add_argument("--batch-documents", type=int, default=20_000, metavar="N")
     minimality.add_argument("--strict", action="store_true")
     minimality.set_defaults(func=run_minimality)
+
+    summary = modes.add_parser(
+        "summary-citations",
+        help="summary citation consistency for every document",
+        description=(
+            "INPUT is a directory holding claims and evidence (each with document_ref plus the "
+            "summary-citation record columns), as files such as claims.parquet or directories "
+            "claims/ of files; --claims/--evidence name a role explicitly. Every document is "
+            "evaluated exactly as `citelens summary-citations` would evaluate it alone; a "
+            "document that breaks the contract (e.g. a bound exceeded) is reported with status "
+            "'error' and its fixed message. Writes documents.parquet, summary.json and "
+            "summary.md."
+        ),
+        epilog="Exit codes: 0 outputs written; 1 --strict and any document failed or did not "
+        "pass; 2 bad input (a fixed-category message naming the input role).",
+    )
+    summary.add_argument("input", nargs="?", metavar="INPUT", help="corpus directory")
+    summary.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    for role in ("claims", "evidence"):
+        summary.add_argument(f"--{role}", metavar="PATH", help=f"{role} file or directory")
+    summary.add_argument(
+        "--batch-documents",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="documents per vectorised batch (bounds memory; default 20000)",
+    )
+    for name in ("claims", "evidence", "citations"):
+        summary.add_argument(
+            f"--max-{name}", type=int, metavar="N", help=f"per-document bound on {name}"
+        )
+    summary.add_argument(
+        "--strict", action="store_true", help="exit 1 when any document fails or does not pass"
+    )
+    summary.set_defaults(func=run_summary_citations)
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
@@ -183,5 +218,40 @@ def run_minimality(args: argparse.Namespace) -> int:
         f"flagged {totals['flagged']}\n"
     )
     if args.strict and (totals["flagged"] or totals["documents_failed"]):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def run_summary_citations(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus summary-citations``."""
+    from ..corpus import run_summary_citations_corpus
+    from ._common import progress_callback
+
+    try:
+        limits = Limits(
+            claims=args.max_claims, evidence=args.max_evidence, citations=args.max_citations
+        )
+        paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
+        result = run_summary_citations_corpus(
+            paths["claims"],
+            paths["evidence"],
+            limits=limits,
+            batch_documents=args.batch_documents,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    totals = result.summary["totals"]
+    coverage = totals["micro_coverage"]
+    shown = "n/a" if coverage is None else f"{coverage:.4f}"
+    sys.stdout.write(
+        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
+        f"failed {totals['documents_failed']}, passing {totals['documents_passing']}); "
+        f"claims: {totals['claims']}, coverage (micro) {shown}\n"
+    )
+    if args.strict and (
+        totals["documents_failed"] or totals["documents_passing"] != totals["documents_evaluated"]
+    ):
         return EXIT_FAILED
     return EXIT_OK
