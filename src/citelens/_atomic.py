@@ -43,27 +43,7 @@ def _target(path: object) -> Path:
 
 def write_bytes_atomic(path: object, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically and return the path."""
-    failed = False
-    try:
-        target = _target(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=".citelens-", suffix=".tmp", dir=target.parent)
-        try:
-            os.fchmod(fd, _MODE)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp_name, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-            raise
-    except Exception:
-        failed = True
-    if failed:
-        raise WriteFailure()
-    return target
+    return write_many_atomic([(path, data)])[0]
 
 
 def write_text_atomic(path: object, text: str) -> Path:
@@ -73,19 +53,7 @@ def write_text_atomic(path: object, text: str) -> Path:
 
 def write_parquet_atomic(path: object, table: pa.Table) -> Path:
     """Write ``table`` as Parquet to ``path`` atomically."""
-    failed = False
-    data = b""
-    try:
-        import pyarrow.parquet as pq
-
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd")
-        data = sink.getvalue().to_pybytes()
-    except Exception:
-        failed = True
-    if failed:
-        raise WriteFailure()
-    return write_bytes_atomic(path, data)
+    return write_bytes_atomic(path, parquet_bytes(table))
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

@@ -226,6 +226,34 @@ def _collect(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
 # -- evaluation ------------------------------------------------------------------------------
 
 
+def _write_outputs(
+    out_dir: object,
+    documents: pa.Table,
+    summary_json: str,
+    summary_markdown: str,
+    extra: tuple[tuple[str, pa.Table | None], ...] = (),
+) -> list[Path]:
+    """Write a corpus run's files into ``out_dir`` as one unit (staged, then renamed)."""
+    failed = False
+    written: list[Path] = []
+    try:
+        root = Path(os.fspath(out_dir))  # type: ignore[call-overload]
+        files: list[tuple[object, bytes]] = [
+            (root / "documents.parquet", parquet_bytes(documents)),
+            (root / "summary.json", summary_json.encode("utf-8")),
+            (root / "summary.md", summary_markdown.encode("utf-8")),
+        ]
+        files.extend(
+            (root / name, parquet_bytes(table)) for name, table in extra if table is not None
+        )
+        written = write_many_atomic(files)
+    except (WriteFailure, TypeError, OSError):
+        failed = True
+    if failed:
+        raise _fail("corpus report could not be written", "io")
+    return written
+
+
 @dataclass(frozen=True)
 class SupportCorpusResult:
     """The corpus outputs: one row per document, totals, and (optionally) edges."""
@@ -245,23 +273,13 @@ class SupportCorpusResult:
     def write(self, out_dir: object) -> list[Path]:
         """Write documents.parquet, summary.json, summary.md (and edges.parquet) atomically,
         as one unit: a failure leaves none of them half-written."""
-        failed = False
-        written: list[Path] = []
-        try:
-            root = Path(os.fspath(out_dir))  # type: ignore[call-overload]
-            files: list[tuple[object, bytes]] = [
-                (root / "documents.parquet", parquet_bytes(self.documents)),
-                (root / "summary.json", self.summary_json().encode("utf-8")),
-                (root / "summary.md", self.summary_markdown().encode("utf-8")),
-            ]
-            if self.edges is not None:
-                files.append((root / "edges.parquet", parquet_bytes(self.edges)))
-            written = write_many_atomic(files)
-        except (WriteFailure, TypeError, OSError):
-            failed = True
-        if failed:
-            raise _fail("corpus report could not be written", "io")
-        return written
+        return _write_outputs(
+            out_dir,
+            self.documents,
+            self.summary_json(),
+            self.summary_markdown(),
+            (("edges.parquet", self.edges),),
+        )
 
     def __repr__(self) -> str:
         return f"SupportCorpusResult(document_count={self.documents.num_rows})"
@@ -625,23 +643,13 @@ class CorpusResult:
 
     def write(self, out_dir: object) -> list[Path]:
         """Write documents.parquet, summary.json, summary.md and the record table as a unit."""
-        failed = False
-        written: list[Path] = []
-        try:
-            root = Path(os.fspath(out_dir))  # type: ignore[call-overload]
-            files: list[tuple[object, bytes]] = [
-                (root / "documents.parquet", parquet_bytes(self.documents)),
-                (root / "summary.json", self.summary_json().encode("utf-8")),
-                (root / "summary.md", self.summary_markdown().encode("utf-8")),
-            ]
-            if self.records is not None:
-                files.append((root / self.records_name, parquet_bytes(self.records)))
-            written = write_many_atomic(files)
-        except (WriteFailure, TypeError, OSError):
-            failed = True
-        if failed:
-            raise _fail("corpus report could not be written", "io")
-        return written
+        return _write_outputs(
+            out_dir,
+            self.documents,
+            self.summary_json(),
+            self.summary_markdown(),
+            ((self.records_name, self.records),),
+        )
 
     def __repr__(self) -> str:
         return f"CorpusResult(document_count={self.documents.num_rows})"
