@@ -97,7 +97,7 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
         if kind == "ipc":
             return pl.scan_ipc(files).pipe(_with_hive, files, path)
         if kind == "ndjson":
-            return pl.concat([pl.scan_ndjson(p) for p in files], how="diagonal_relaxed")
+            return pl.concat([_jsonl(p, role) for p in files], how="diagonal_relaxed")
         return pl.concat(
             [pl.scan_csv(p, infer_schema=False) for p in files], how="diagonal_relaxed"
         )
@@ -110,8 +110,33 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
     if kind == "ipc":
         return pl.scan_ipc(path)
     if kind == "ndjson":
-        return pl.scan_ndjson(path)
+        return _jsonl(path, role)
     return pl.scan_csv(path, infer_schema=False)
+
+
+def _jsonl(path: Path, role: str) -> pl.LazyFrame:
+    """A JSON Lines file read by Arrow's JSON reader, typed from every line (Polars' reader
+    infers from the first lines only). Values that no single Arrow type holds exactly (a
+    column mixing identifiers and records, ints and floats) cannot form a corpus table."""
+    from . import _io
+
+    table: Any = None
+    failed = False
+    try:
+        content = _io.read_data_file(path)
+        if isinstance(content, pa.Table):
+            table = content
+        elif isinstance(content, list) and content:
+            table = pa.Table.from_struct_array(pa.array(content))
+        elif isinstance(content, list):
+            table = pa.table({"document_ref": pa.array([], pa.string())})
+    except Exception:
+        failed = True
+    if failed or table is None:
+        raise _fail(f"{role} input could not be read", "input")
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame.lazy()
 
 
 def _with_hive(frame: pl.LazyFrame, files: list[Path], root: Path) -> pl.LazyFrame:
