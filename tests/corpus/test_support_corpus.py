@@ -416,7 +416,7 @@ def test_evaluate_support_tables_is_the_partition_kernel() -> None:
 def test_jsonl_corpus_is_typed_from_every_line(tmp_path: pathlib.Path) -> None:
     # A key that first appears after many lines still counts (Polars' own reader infers its
     # schema from the first lines only), and the result equals the Parquet corpus.
-    rows = random_corpus(13, documents=90)
+    rows = random_corpus(13, documents=200)
     late = {"document_ref": "sha256:" + "f" * 64, "claim_id": "late", "claim_type": "Dose"}
     rows["claims"].append({**late, "citations": []})
     folder = tmp_path / "jsonl"
