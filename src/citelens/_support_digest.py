@@ -121,6 +121,8 @@ def _section_digests(
     sections: Sequence[tuple[pl.DataFrame, Sequence[str], list[str]]],
     raw: Sequence[bytes] | None = None,
 ) -> list[str]:
+    if len(documents) == 1:
+        return [_streamed_digest(tag, sections, raw[0] if raw is not None else b"")]
     encoded = []
     for frame, kinds, columns in sections:
         bounds = _bounds(frame, documents)
@@ -142,6 +144,25 @@ def _section_digests(
             rows.feed(hasher, first, stop)
         out.append("sha256:" + hasher.hexdigest())
     return out
+
+
+def _streamed_digest(
+    tag: str, sections: Sequence[tuple[pl.DataFrame, Sequence[str], list[str]]], raw: bytes
+) -> str:
+    """One document: encode and hash chunk by chunk, so encoded rows never accumulate."""
+    hasher = hashlib.sha256(_tag(tag))
+    hasher.update(raw)
+    for frame, kinds, columns in sections:
+        hasher.update(struct.pack("<Q", frame.height))
+        for offset in range(0, frame.height, _CHUNK):
+            chunk = frame.slice(offset, _CHUNK).select(columns).to_arrow().combine_chunks()
+            parts = _parts(chunk, kinds)
+            joined = pc.binary_join_element_wise(*parts, pa.scalar(b"", pa.large_binary()))
+            offsets = np.frombuffer(joined.buffers()[1], dtype=np.int64)[
+                joined.offset : joined.offset + len(joined) + 1
+            ]
+            hasher.update(memoryview(joined.buffers()[2])[int(offsets[0]) : int(offsets[-1])])
+    return "sha256:" + hasher.hexdigest()
 
 
 # Encoded tables shared by two digests of one call (attached edges are usually all edges).
