@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -519,7 +518,6 @@ def run_support_corpus(
     rows: list[pl.DataFrame] = []
     errors: list[pl.DataFrame] = []
     edge_parts: list[pl.DataFrame] = []
-    codes_all = refs[DOC].to_numpy()
     for first in range(0, max(total, 1), batch_documents):
         batch = refs.slice(first, batch_documents)
         if batch.height == 0:
@@ -551,7 +549,6 @@ def run_support_corpus(
         errors.append(batch_errors)
         if batch_edges is not None:
             edge_parts.append(batch_edges)
-    del codes_all
     row_frame = pl.concat(rows) if rows else pl.DataFrame()
     error_frame = (
         pl.concat(errors)
@@ -609,9 +606,6 @@ def evaluate_support_tables(
         batch_documents=2**31 - 1,
     )
     return result.documents
-
-
-_ = np
 
 
 # -- minimality ------------------------------------------------------------------------------
