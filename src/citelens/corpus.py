@@ -11,7 +11,6 @@ The per-document contract is exactly that of :func:`citelens.compute_citation_su
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from ._corpus_support import (
     evaluate_support_frames,
 )
 from ._jsonout import canonical_json
+from ._pseudonym import pseudonymise
 from ._support_kernel import REASON_CODES
 from .errors import CorpusError
 from .limits import Limits
@@ -309,18 +309,6 @@ class SupportCorpusResult:
         return f"SupportCorpusResult(document_count={self.documents.num_rows})"
 
 
-def _pseudonymise(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
-    def digest(series: pl.Series) -> pl.Series:
-        uniques = series.unique()
-        hashed = [
-            "sha256:" + hashlib.sha256(v.encode("utf-8")).hexdigest() if v else ""
-            for v in uniques.to_list()
-        ]
-        return series.replace_strict(uniques, pl.Series(hashed, dtype=pl.String))
-
-    return frame.with_columns(digest(frame[c]).alias(c) for c in columns if frame.height)
-
-
 def _documents_table(refs: pl.DataFrame, rows: pl.DataFrame, errors: pl.DataFrame) -> pa.Table:
     ok = rows.join(refs, on=DOC, how="left").with_columns(
         pl.lit("ok").alias("status"),
@@ -576,7 +564,7 @@ def run_support_corpus(
             else edge_frame.rename({DOC: "document_ref"})
         )
         if not raw_identifiers:
-            edge_frame = _pseudonymise(edge_frame, ["claim_id", "evidence_id", "source_id"])
+            edge_frame = pseudonymise(edge_frame, ["claim_id", "evidence_id", "source_id"])
         edge_table = edge_frame.sort(
             ["document_ref", "claim_id", "evidence_id", "start", "end", "source_id"],
             nulls_last=False,

@@ -9,7 +9,6 @@ digests only.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,6 +16,7 @@ import polars as pl
 import pyarrow as pa
 
 from . import _io
+from ._pseudonym import pseudonymise
 from ._support_columnar import (
     adjudications_from_table,
     citations_from_table,
@@ -343,23 +343,12 @@ def _section_values(
     return deterministic, adjudication
 
 
-def _pseudonym(column: pl.Expr) -> pl.Expr:
-    # SHA-256 of the UTF-8 value; "" stays "". Polars has no SHA-256 expression, so hash the
-    # distinct values in one NumPy-backed pass (map_batches over the whole column).
-    def hash_series(series: pl.Series) -> pl.Series:
-        values = series.to_list()
-        digests = ["sha256:" + hashlib.sha256(v.encode()).hexdigest() if v else "" for v in values]
-        return pl.Series(series.name, digests, dtype=pl.String)
-
-    return column.map_batches(hash_series, return_dtype=pl.String)
-
-
 def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
     def build(raw_identifiers: bool) -> SupportTables:
         def ids(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
             if raw_identifiers:
                 return frame
-            return frame.with_columns(_pseudonym(pl.col(c)).alias(c) for c in columns)
+            return pseudonymise(frame, columns)
 
         claims = (
             ids(kernel.claims, ["claim_id", "source_id", "claim_type"])
