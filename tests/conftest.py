@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pathlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No per-example deadline (two shared cores make timings noisy); in CI the examples are
+# derandomised so a run is reproducible from the commit alone.
+settings.register_profile(
+    "citelens",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=os.environ.get("CI") == "true",
+)
+settings.load_profile("citelens")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
