@@ -216,16 +216,16 @@ def _vectorised(
         return result
 
     claims, embedded = need(
-        claims_from_table(_with_code(part["claims"]), citation_limit, {}, False, corpus=True)
+        claims_from_table(_with_code(part["claims"]), citation_limit, {}, corpus=True)
     )
-    evidence, _ = need(evidence_from_table(_with_code(part["evidence"]), {}, False, corpus=True))
+    evidence, _ = need(evidence_from_table(_with_code(part["evidence"]), {}, corpus=True))
     if part["citations"].height:
         explicit = need(citations_from_table(_with_code(part["citations"]), corpus=True))
     else:
         explicit = empty_frame(EDGE_SCHEMA).with_columns(pl.lit(0, dtype=pl.UInt32).alias(DOC))
     if part["adjudications"].height:
         adjudications = need(
-            adjudications_from_table(_with_code(part["adjudications"]), False, corpus=True)
+            adjudications_from_table(_with_code(part["adjudications"]), corpus=True)
         )
     else:
         adjudications = empty_frame(ADJUDICATION_SCHEMA).with_columns(

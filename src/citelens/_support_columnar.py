@@ -293,7 +293,6 @@ def claims_from_table(
     table: pa.Table,
     citation_limit: int,
     lengths: dict[str, int],
-    strict: bool,
     *,
     corpus: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
@@ -381,7 +380,7 @@ def _claims(
 
 
 def evidence_from_table(
-    table: pa.Table, lengths: dict[str, int], strict: bool, *, corpus: bool = False
+    table: pa.Table, lengths: dict[str, int], *, corpus: bool = False
 ) -> tuple[pl.DataFrame, pl.DataFrame] | None:
     """Evidence (no embedded adjudications in the columnar domain), or ``None``."""
     try:
@@ -475,13 +474,11 @@ def _label_column(series: pl.Series) -> pl.Series:
     return series.replace_strict(distinct, normal, default=None, return_dtype=pl.String)
 
 
-def adjudications_from_table(
-    table: pa.Table, strict: bool, *, corpus: bool = False
-) -> pl.DataFrame | None:
+def adjudications_from_table(table: pa.Table, *, corpus: bool = False) -> pl.DataFrame | None:
     """Explicit adjudications, or ``None`` outside the exact domain.
 
-    ``strict``: rows came from Python mappings, where a flag key holding ``None`` is an error;
-    any null in a flag column then goes to the row path.
+    A null flag cell is an absent flag (a table row means its non-null cells);
+    :func:`python_records_table` sends mappings whose flag key holds ``None`` to the row path.
     """
     try:
         frame, doc = _split_document(_frame(table), corpus)
@@ -503,11 +500,9 @@ def adjudications_from_table(
         flags_present = pl.Series([False] * frame.height, dtype=pl.Boolean)
         for name, target in FLAG_KEYS:
             if name not in frame.columns or _kind(frame.schema[name]) == "null":
-                if strict and name in frame.columns:
-                    raise _Outside()
                 continue
             flag = frame[name]
-            if _kind(flag.dtype) != "bool" or (strict and flag.null_count()):
+            if _kind(flag.dtype) != "bool":
                 raise _Outside()
             flags_present = flags_present | flag.is_not_null()
             collected.append(

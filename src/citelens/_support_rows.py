@@ -8,7 +8,7 @@ computed by the columnar kernel either way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -155,6 +155,36 @@ class _Columns:
         )
 
 
+def _record_items(
+    value: Any,
+    record_keys: frozenset[str],
+    id_field: str,
+    typed: type,
+    limit: int,
+    other: Callable[[Any, Any], dict[str, Any]],
+) -> list[tuple[Any, Any]]:
+    """``(default id, item)`` pairs of a claim or evidence collection (§3.3, §3.4).
+
+    A mapping holding a record key is one record; another mapping is compact: every key is
+    checked by the identifier rule and its value becomes a record (a mapping or typed record
+    with the key as default id), an offset pair, or whatever ``other`` makes of it.
+    """
+    if not isinstance(value, Mapping):
+        return [(MISSING, item) for item in value]
+    if has_any_key(value, record_keys):
+        return [(MISSING, value)]
+    items: list[tuple[Any, Any]] = []
+    for key, entry in mapping_entries(value, "record collection", limit):
+        identifier(key)
+        if isinstance(entry, Mapping | typed):
+            items.append((key, entry))
+        elif _is_offset_pair(entry):
+            items.append((MISSING, {id_field: key, "start": entry[0], "end": entry[1]}))
+        else:
+            items.append((MISSING, other(key, entry)))
+    return items
+
+
 def _fill(length: int | None, source_id: str, source_lengths: dict[str, int]) -> int | None:
     if length is None and source_id:
         return source_lengths.get(source_id)
@@ -167,28 +197,16 @@ def claim_rows(
     claim_limit: int,
     citation_limit: int,
     source_lengths: dict[str, int],
-    as_columnar_list: bool = False,
 ) -> tuple[pa.Table, pa.Table]:
     """Claims stage (§5 stage 2): canonical claims and claim-embedded edges (claim order)."""
-    items: list[tuple[Any, Any]]  # (default id, item)
-    if as_columnar_list:
-        items = [(MISSING, item) for item in value]
-    elif isinstance(value, Mapping):
-        if has_any_key(value, CLAIM_RECORD_KEYS):
-            items = [(MISSING, value)]
-        else:
-            entries = mapping_entries(value, "record collection", claim_limit)
-            items = []
-            for key, entry in entries:
-                identifier(key)
-                if isinstance(entry, Mapping | AtomicClaim):
-                    items.append((key, entry))
-                elif _is_offset_pair(entry):
-                    items.append((MISSING, {"claim_id": key, "start": entry[0], "end": entry[1]}))
-                else:
-                    items.append((MISSING, {"claim_id": key, "citations": entry}))
-    else:
-        items = [(MISSING, item) for item in value]
+    items = _record_items(
+        value,
+        CLAIM_RECORD_KEYS,
+        "claim_id",
+        AtomicClaim,
+        claim_limit,
+        lambda key, entry: {"claim_id": key, "citations": entry},
+    )
     claims = _Columns(CLAIM_SCHEMA.names)
     edges = _Columns(EDGE_SCHEMA.names)
     for default_id, item in items:
@@ -233,30 +251,15 @@ def evidence_rows(
     evidence_limit: int,
     adjudication_limit: int,
     source_lengths: dict[str, int],
-    as_columnar_list: bool = False,
 ) -> tuple[pa.Table, pa.Table]:
     """Evidence stage (§5 stage 3): canonical evidence and embedded adjudications."""
-    items: list[tuple[Any, Any]]
-    if as_columnar_list:
-        items = [(MISSING, item) for item in value]
-    elif isinstance(value, Mapping):
-        if has_any_key(value, EVIDENCE_RECORD_KEYS):
-            items = [(MISSING, value)]
-        else:
-            entries = mapping_entries(value, "record collection", evidence_limit)
-            items = []
-            for key, entry in entries:
-                identifier(key)
-                if isinstance(entry, Mapping | EvidenceSpan):
-                    items.append((key, entry))
-                elif _is_offset_pair(entry):
-                    items.append(
-                        (MISSING, {"evidence_id": key, "start": entry[0], "end": entry[1]})
-                    )
-                else:
-                    raise fail("evidence mapping values must be records or spans", "record")
-    else:
-        items = [(MISSING, item) for item in value]
+
+    def not_a_span(key: Any, entry: Any) -> dict[str, Any]:
+        raise fail("evidence mapping values must be records or spans", "record")
+
+    items = _record_items(
+        value, EVIDENCE_RECORD_KEYS, "evidence_id", EvidenceSpan, evidence_limit, not_a_span
+    )
     evidence = _Columns(EVIDENCE_SCHEMA.names)
     embedded = _Columns(ADJUDICATION_SCHEMA.names)
     for default_id, item in items:
@@ -300,10 +303,10 @@ def _citation_item(item: Any) -> tuple[str, str, int | None, int | None, str]:
     raise fail("citation records must be mappings or pairs", "record")
 
 
-def citation_rows(value: Any, *, citation_limit: int, as_columnar_list: bool = False) -> pa.Table:
+def citation_rows(value: Any, *, citation_limit: int) -> pa.Table:
     """Explicit citations stage (§5 stage 6)."""
     edges = _Columns(EDGE_SCHEMA.names)
-    if not as_columnar_list and isinstance(value, Mapping):
+    if isinstance(value, Mapping):
         if has_any_key(value, CITATION_RECORD_KEYS):
             edges.append(_citation_item(value))
             return edges.table(EDGE_SCHEMA)
@@ -337,12 +340,10 @@ def _adjudication_item(item: Any) -> tuple[str, str, str, str]:
     return (*adjudication_record_fields(record), "explicit")
 
 
-def adjudication_rows(
-    value: Any, *, adjudication_limit: int, as_columnar_list: bool = False
-) -> pa.Table:
+def adjudication_rows(value: Any, *, adjudication_limit: int) -> pa.Table:
     """Explicit adjudications stage (§5 stage 9)."""
     rows = _Columns(ADJUDICATION_SCHEMA.names)
-    if not as_columnar_list and isinstance(value, Mapping):
+    if isinstance(value, Mapping):
         if has_any_key(value, ADJUDICATION_RECORD_KEYS):
             rows.append(_adjudication_item(value))
             return rows.table(ADJUDICATION_SCHEMA)

@@ -99,7 +99,7 @@ _EMPTY = ("empty", None)
 
 
 def _classify(value: Any, name: str, limit: int) -> tuple[str, Any]:
-    """``("empty"|"table"|"rows"|"mapping", payload)`` for a collection argument."""
+    """``("empty"|"table"|"rows"|"mapping"|"json_object", payload)`` for a collection."""
     if value is None:
         return _EMPTY
     suffix = _io.data_file_suffix(value)
@@ -163,27 +163,32 @@ def _polars(value: Any) -> Any:
     return value
 
 
-def _fast_or_rows(
-    kind: str,
-    payload: Any,
-    fast: Callable[[pa.Table, bool], Any],
-    rows: Callable[[Any, bool], Any],
+def _stage(
+    value: Any,
+    name: str,
+    limit: int,
+    record_keys: frozenset[str],
+    empty: tuple[pa.Schema, ...],
+    fast: Callable[[pa.Table], Any],
+    rows: Callable[[Any], Any],
 ) -> Any:
-    """Columnar evaluation when the collection is inside its exact domain, else the row path."""
+    """One collection stage: classify, then evaluate columnar when the collection is inside
+    the exact columnar domain, else by the row rules (which also name the first defect)."""
+    kind, payload = _classify(value, name, limit)
+    if kind == "empty":
+        frames = tuple(empty_frame(schema) for schema in empty)
+        return frames if len(frames) > 1 else frames[0]
+    if kind == "json_object":
+        return _polars(rows(_json_object(payload, record_keys)))
     if kind == "table":
-        result = fast(payload, False)
-        if result is not None:
-            return result
-        return _polars(rows(_io.table_rows(payload), True))
+        result = fast(payload)
+        return result if result is not None else _polars(rows(_io.table_rows(payload)))
     if kind == "rows":
         table = python_records_table(payload)
-        if table is not None:
-            # python_records_table already sent flag keys holding None to the row path.
-            result = fast(table, False)
-            if result is not None:
-                return result
-        return _polars(rows(payload, False))
-    return _polars(rows(payload, False))
+        result = fast(table) if table is not None else None
+        if result is not None:
+            return result
+    return _polars(rows(payload))
 
 
 def _compute(
@@ -204,47 +209,32 @@ def _compute(
     lengths = source_length_rows(source_lengths, bounds.evidence)
 
     # Stage 2: claims.
-    kind, payload = _classify(claims, "claim collection", bounds.claims)
-    if kind == "json_object":
-        kind, payload = "mapping", _json_object(payload, CLAIM_RECORD_KEYS)
-    if kind == "empty":
-        claim_table, embedded_edges = empty_frame(CLAIM_SCHEMA), empty_frame(EDGE_SCHEMA)
-    else:
-        claim_table, embedded_edges = _fast_or_rows(
-            kind,
-            payload,
-            lambda t, strict: claims_from_table(t, bounds.citations, lengths, strict),
-            lambda v, col: claim_rows(
-                v,
-                claim_limit=bounds.claims,
-                citation_limit=bounds.citations,
-                source_lengths=lengths,
-                as_columnar_list=col,
-            ),
-        )
-
+    claim_table, embedded_edges = _stage(
+        claims,
+        "claim collection",
+        bounds.claims,
+        CLAIM_RECORD_KEYS,
+        (CLAIM_SCHEMA, EDGE_SCHEMA),
+        lambda t: claims_from_table(t, bounds.citations, lengths),
+        lambda v: claim_rows(
+            v, claim_limit=bounds.claims, citation_limit=bounds.citations, source_lengths=lengths
+        ),
+    )
     # Stage 3: evidence.
-    kind, payload = _classify(evidence, "evidence collection", bounds.evidence)
-    if kind == "json_object":
-        kind, payload = "mapping", _json_object(payload, EVIDENCE_RECORD_KEYS)
-    if kind == "empty":
-        evidence_table, embedded_adj = (
-            empty_frame(EVIDENCE_SCHEMA),
-            empty_frame(ADJUDICATION_SCHEMA),
-        )
-    else:
-        evidence_table, embedded_adj = _fast_or_rows(
-            kind,
-            payload,
-            lambda t, strict: evidence_from_table(t, lengths, strict),
-            lambda v, col: evidence_rows(
-                v,
-                evidence_limit=bounds.evidence,
-                adjudication_limit=bounds.adjudications,
-                source_lengths=lengths,
-                as_columnar_list=col,
-            ),
-        )
+    evidence_table, embedded_adj = _stage(
+        evidence,
+        "evidence collection",
+        bounds.evidence,
+        EVIDENCE_RECORD_KEYS,
+        (EVIDENCE_SCHEMA, ADJUDICATION_SCHEMA),
+        lambda t: evidence_from_table(t, lengths),
+        lambda v: evidence_rows(
+            v,
+            evidence_limit=bounds.evidence,
+            adjudication_limit=bounds.adjudications,
+            source_lengths=lengths,
+        ),
+    )
 
     # Stages 4-5: duplicate identifiers.
     claim_frame = _with_doc(claim_table, 0)
@@ -255,37 +245,29 @@ def _compute(
         raise fail("duplicate evidence identifiers", "reference")
 
     # Stage 6-7: explicit citations and the combined edge bound.
-    kind, payload = _classify(citations, "citation collection", bounds.citations)
-    if kind == "json_object":
-        kind, payload = "mapping", _json_object(payload, CITATION_RECORD_KEYS)
-    if kind == "empty":
-        explicit_edges = empty_frame(EDGE_SCHEMA)
-    else:
-        explicit_edges = _fast_or_rows(
-            kind,
-            payload,
-            lambda t, strict: citations_from_table(t),
-            lambda v, col: citation_rows(v, citation_limit=bounds.citations, as_columnar_list=col),
-        )
+    explicit_edges = _stage(
+        citations,
+        "citation collection",
+        bounds.citations,
+        CITATION_RECORD_KEYS,
+        (EDGE_SCHEMA,),
+        citations_from_table,
+        lambda v: citation_rows(v, citation_limit=bounds.citations),
+    )
     if embedded_edges.height + explicit_edges.height > bounds.citations:
         raise fail("citation collection exceeds the record limit", "limit")
     edge_frame = _with_doc(pl.concat([embedded_edges, explicit_edges]), 0)
 
     # Stages 9-10: explicit adjudications and the combined bound.
-    kind, payload = _classify(adjudications, "adjudication collection", bounds.adjudications)
-    if kind == "json_object":
-        kind, payload = "mapping", _json_object(payload, ADJUDICATION_RECORD_KEYS)
-    if kind == "empty":
-        explicit_adj = empty_frame(ADJUDICATION_SCHEMA)
-    else:
-        explicit_adj = _fast_or_rows(
-            kind,
-            payload,
-            lambda t, strict: adjudications_from_table(t, strict),
-            lambda v, col: adjudication_rows(
-                v, adjudication_limit=bounds.adjudications, as_columnar_list=col
-            ),
-        )
+    explicit_adj = _stage(
+        adjudications,
+        "adjudication collection",
+        bounds.adjudications,
+        ADJUDICATION_RECORD_KEYS,
+        (ADJUDICATION_SCHEMA,),
+        adjudications_from_table,
+        lambda v: adjudication_rows(v, adjudication_limit=bounds.adjudications),
+    )
     if embedded_adj.height + explicit_adj.height > bounds.adjudications:
         raise fail("adjudication collection exceeds the record limit", "limit")
     adjudication_frame = _with_doc(pl.concat([embedded_adj, explicit_adj]), 0)

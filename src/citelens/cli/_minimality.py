@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from .._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
+from .._minimality_check import BATCH_TABLE_SCHEMA
 from ..errors import CitationMinimalityError
 from ..minimality import CitationMinimalityReport, check_citation_minimality
 from ._common import EXIT_FAILED, EXIT_OK, fail
@@ -23,25 +24,8 @@ __all__ = ["records_table", "register"]
 
 _WRITE_FAILED = "citation minimality report could not be written"
 
-_COLUMNS = pa.schema(
-    [
-        pa.field("claim_id", pa.string(), nullable=False),
-        pa.field("citation_id", pa.string(), nullable=False),
-        pa.field("citation_start", pa.int64(), nullable=False),
-        pa.field("citation_end", pa.int64(), nullable=False),
-        pa.field("required_start", pa.int64(), nullable=False),
-        pa.field("required_end", pa.int64(), nullable=False),
-        pa.field("citation_token_count", pa.int64(), nullable=False),
-        pa.field("required_token_count", pa.int64(), nullable=False),
-        pa.field("excess_token_count", pa.int64(), nullable=False),
-        pa.field("excess_left_start", pa.int64(), nullable=True),
-        pa.field("excess_left_end", pa.int64(), nullable=True),
-        pa.field("excess_right_start", pa.int64(), nullable=True),
-        pa.field("excess_right_end", pa.int64(), nullable=True),
-        pa.field("status", pa.string(), nullable=False),
-        pa.field("review_required", pa.bool_(), nullable=False),
-    ]
-)
+# The batch table of §14 without its document_ref column.
+_COLUMNS = pa.schema([f for f in BATCH_TABLE_SCHEMA if f.name != "document_ref"])
 
 
 def records_table(report: CitationMinimalityReport) -> pa.Table:
