@@ -110,15 +110,12 @@ def run_kernel(
     # Exact de-duplication of the five-tuple (per document). Known identifiers are keyed by
     # their code (which implies the document); an unknown one keeps its string.
     if edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0:
-        edges = edges.with_columns(
-            pl.lit(None, dtype=pl.String).alias("_mc"), pl.lit(None, dtype=pl.String).alias("_me")
-        )
         key = ["_c", "_e", "start", "end", "source_id"]
         edges = edges.group_by(key).agg(
-            pl.len().cast(pl.Int64).alias("multiplicity"),
-            pl.col(DOC).first(),
-            pl.col("_mc").first(),
-            pl.col("_me").first(),
+            pl.len().cast(pl.Int64).alias("multiplicity"), pl.col(DOC).first()
+        )
+        edges = edges.with_columns(
+            pl.lit(None, dtype=pl.String).alias("_mc"), pl.lit(None, dtype=pl.String).alias("_me")
         )
     else:
         edges = edges.with_columns(

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import pyarrow as pa
 
-from ._atomic import WriteFailure, write_text_atomic
+from ._atomic import write_text_atomic
 from ._jsonout import canonical_json
 from ._support_kernel import LABELS, REASON_CODES
 from ._support_rules import SupportFailure, fail
@@ -438,9 +438,7 @@ class CitationSupportReport:
         failed = False
         try:
             return write_text_atomic(path, text)
-        except WriteFailure:
-            failed = True
-        except Exception:
+        except Exception:  # WriteFailure, or a caller path object that misbehaves
             failed = True
         assert failed
         raise CitationSupportError("citation-support report could not be written", "io")

@@ -72,8 +72,8 @@ def first_value(record: Mapping[str, Any], aliases: Sequence[str]) -> Any:
 
 
 def is_int(value: object) -> bool:
-    """A non-bool ``int`` within int64."""
-    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
+    """A non-bool ``int`` (range checks are the caller's)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def int64_or_fail(value: object, message: str, category: str) -> int:

@@ -43,6 +43,7 @@ from ._support_report import (
     ClinicianAdjudicationMetrics,
     DeterministicSpanChecks,
     SupportTables,
+    _guard,
 )
 from ._support_rows import (
     adjudication_rows,
@@ -51,7 +52,7 @@ from ._support_rows import (
     evidence_rows,
     source_length_rows,
 )
-from ._support_rules import SupportFailure, fail
+from ._support_rules import fail
 from ._support_schema import ADJUDICATION_SCHEMA, CLAIM_SCHEMA, EDGE_SCHEMA, EVIDENCE_SCHEMA
 from .errors import CitationSupportError, CitelensError, LimitsError
 from .limits import Limits
@@ -506,16 +507,7 @@ def compute_citation_support_metrics(
     """
     if limits is not None and not isinstance(limits, Limits):
         raise CitationSupportError("limits must be a Limits instance", "policy")
-    failure: SupportFailure | None = None
-    foreign = False
-    try:
-        return _evaluate(
-            claims, evidence, citations, adjudications, source_lengths, limits or Limits()
-        )
-    except SupportFailure as exc:
-        failure = exc
-    except Exception:
-        foreign = True
-    if foreign or failure is None:
-        raise CitationSupportError("citation-support input cannot be normalized", "input")
-    raise CitationSupportError(failure.message, failure.category)
+    bounded = limits or Limits()
+    return _guard(
+        lambda: _evaluate(claims, evidence, citations, adjudications, source_lengths, bounded)
+    )

@@ -433,4 +433,22 @@ def test_jsonl_corpus_is_typed_from_every_line(tmp_path: pathlib.Path) -> None:
         [{"claim_id": "late", "claim_type": "Dose", "citations": []}], []
     ).to_dict()["provenance"]["claim_digest"]
     assert by_ref[late["document_ref"]]["provenance.claim_digest"] == expected
-    assert len(by_ref) == len({r["document_ref"] for v in rows_for_check.values() for r in v})
+    assert len(by_ref) == len({r["document_ref"] for v in rows.values() for r in v})
+
+
+@pytest.mark.parametrize("command", ["support", "corpus support"])
+def test_bound_below_one_is_bad_input(
+    command: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --max-claims 0 is rejected by Limits: exit 2 with its fixed message, nothing written.
+    rows = random_corpus(2, documents=3)
+    write_corpus(tmp_path / "in", rows)
+    out = tmp_path / "out"
+    if command == "support":
+        args = ["support", "--claims", str(tmp_path / "in" / "claims.parquet"), "--json", str(out)]
+    else:
+        args = ["corpus", "support", str(tmp_path / "in"), "--out", str(out)]
+    assert main([*args, "--max-claims", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == "citelens: error [limit]: record limits must be positive integers\n"
+    assert not out.exists()

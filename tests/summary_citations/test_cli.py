@@ -227,3 +227,19 @@ def test_sample_data_through_console_script() -> None:
         check=False,
     )
     assert complete.returncode == 0, complete.stderr
+
+
+def test_failing_output_leaves_no_other_output(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --json can be written, --parquet cannot (its parent is a regular file): the run fails
+    # with the io error and leaves neither file behind.
+    claims, evidence = _write_inputs(tmp_path, complete=True)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x", encoding="utf-8")
+    out_json = tmp_path / "r.json"
+    args = ["summary-citations", "--claims", str(claims), "--evidence", str(evidence)]
+    assert main([*args, "--json", str(out_json), "--parquet", str(blocker / "r.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert err == "citelens: error [io]: summary citation report could not be written\n"
+    assert not out_json.exists()

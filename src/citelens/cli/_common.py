@@ -2,19 +2,45 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from ..errors import CitelensError
+import pyarrow as pa
 
-__all__ = ["EXIT_FAILED", "EXIT_INPUT", "EXIT_OK", "fail", "progress", "progress_callback"]
+from .._atomic import WriteFailure, parquet_bytes, write_many_atomic
+from ..errors import CitelensError
+from ..limits import Limits
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INPUT",
+    "EXIT_OK",
+    "fail",
+    "limits_from_args",
+    "progress",
+    "progress_callback",
+    "write_outputs",
+]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INPUT = 2
 
 T = TypeVar("T")
+
+
+def limits_from_args(args: argparse.Namespace) -> Limits:
+    """A :class:`Limits` from the ``--max-claims/--max-evidence/--max-citations/
+    --max-adjudications`` options a subcommand defines (absent ones keep the default).
+    Raises ``LimitsError`` (exit 2 through :func:`fail`) for a bound below 1."""
+    return Limits(
+        claims=getattr(args, "max_claims", None),
+        evidence=getattr(args, "max_evidence", None),
+        citations=getattr(args, "max_citations", None),
+        adjudications=getattr(args, "max_adjudications", None),
+    )
 
 
 def fail(error: CitelensError) -> int:
@@ -63,3 +89,20 @@ def progress_callback(label: str) -> Callable[[int, int], None] | None:
         stream.flush()
 
     return draw
+
+
+def write_outputs(outputs: list[tuple[object, str | pa.Table]], error: CitelensError) -> None:
+    """Write every output of one run as a unit: text as UTF-8, tables as Parquet, all staged
+    beside their targets before any is renamed, so a failing run leaves none behind.
+    ``error`` is the command's fixed ``io`` error, raised (unchained) on any failure."""
+    failed = False
+    try:
+        files = [
+            (path, content.encode("utf-8") if isinstance(content, str) else parquet_bytes(content))
+            for path, content in outputs
+        ]
+        write_many_atomic(files)
+    except WriteFailure:
+        failed = True
+    if failed:
+        raise error

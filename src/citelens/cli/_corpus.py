@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CitelensError
-from ..limits import Limits
-from ._common import EXIT_FAILED, EXIT_OK, fail
+from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
 
 __all__ = ["register"]
 
@@ -157,12 +156,7 @@ def run_support(args: argparse.Namespace) -> int:
     from ._common import progress_callback
 
     try:
-        limits = Limits(
-            claims=args.max_claims,
-            evidence=args.max_evidence,
-            citations=args.max_citations,
-            adjudications=args.max_adjudications,
-        )
+        limits = limits_from_args(args)
         paths = {role: _role_path(args, role) for role in _ROLES}
         result = run_support_corpus(
             paths["claims"],
@@ -228,9 +222,7 @@ def run_summary_citations(args: argparse.Namespace) -> int:
     from ._common import progress_callback
 
     try:
-        limits = Limits(
-            claims=args.max_claims, evidence=args.max_evidence, citations=args.max_citations
-        )
+        limits = limits_from_args(args)
         paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
         result = run_summary_citations_corpus(
             paths["claims"],

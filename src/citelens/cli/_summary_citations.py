@@ -12,10 +12,11 @@ import pathlib
 import sys
 from typing import Any
 
-from ..errors import SummaryCitationError
-from ..limits import Limits
+import pyarrow as pa
+
+from ..errors import CitelensError, SummaryCitationError
 from ..summary_citations import build_summary_citation_report
-from ._common import EXIT_FAILED, EXIT_OK, fail
+from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
 
 __all__ = ["register", "run"]
 
@@ -74,20 +75,21 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; returns the exit code."""
-    limits = Limits(
-        claims=args.max_claims, evidence=args.max_evidence, citations=args.max_citations
-    )
     try:
         report = build_summary_citation_report(
-            pathlib.Path(args.claims), pathlib.Path(args.evidence), limits=limits
+            pathlib.Path(args.claims), pathlib.Path(args.evidence), limits=limits_from_args(args)
         )
+        outputs: list[tuple[object, str | pa.Table]] = []
         if args.json:
-            report.write_json(args.json)
+            outputs.append((args.json, report.to_json(indent=2) + "\n"))
         if args.markdown:
-            report.write_markdown(args.markdown)
+            outputs.append((args.markdown, report.to_markdown()))
         if args.parquet:
-            report.write_parquet(args.parquet)
-    except SummaryCitationError as error:
+            outputs.append((args.parquet, report.to_arrow()))
+        write_outputs(
+            outputs, SummaryCitationError("summary citation report could not be written", "io")
+        )
+    except CitelensError as error:
         return fail(error)
     if not (args.json or args.markdown or args.parquet):
         sys.stdout.write(report.to_markdown())

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .._atomic import WriteFailure, parquet_bytes, write_many_atomic
 from ..errors import CitationSupportError, CitelensError
-from ..limits import Limits
-from ._common import EXIT_FAILED, EXIT_OK, fail
+from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
 
 __all__ = ["register"]
 
@@ -68,12 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ..support import compute_citation_support_metrics
 
     try:
-        limits = Limits(
-            claims=args.max_claims,
-            evidence=args.max_evidence,
-            citations=args.max_citations,
-            adjudications=args.max_adjudications,
-        )
+        limits = limits_from_args(args)
         report = compute_citation_support_metrics(
             Path(args.claims),
             Path(args.evidence) if args.evidence else (),
@@ -81,19 +74,22 @@ def run(args: argparse.Namespace) -> int:
             Path(args.adjudications) if args.adjudications else None,
             limits=limits,
         )
-        outputs: list[tuple[object, bytes]] = []
+        outputs: list[tuple[object, str | pa.Table]] = []
         if args.json:
-            outputs.append((args.json, report.to_json().encode("utf-8")))
+            outputs.append((args.json, report.to_json()))
         if args.markdown:
-            outputs.append((args.markdown, report.to_markdown().encode("utf-8")))
+            outputs.append((args.markdown, report.to_markdown()))
         if args.parquet:
-            outputs.append((args.parquet, _parquet(report.to_arrow())))
+            outputs.append((args.parquet, report.to_arrow()))
         if args.tables:
             tables = report.tables(raw_identifiers=args.raw_identifiers)
             assert tables is not None
             for name, table in tables._asdict().items():
-                outputs.append((Path(args.tables) / f"{name}.parquet", _parquet(table)))
-        _write_all(outputs)
+                outputs.append((Path(args.tables) / f"{name}.parquet", table))
+        write_outputs(
+            outputs,
+            CitationSupportError("citation-support report could not be written", "io"),
+        )
     except CitelensError as error:
         return fail(error)
     if not (args.json or args.markdown or args.parquet or args.tables):
@@ -101,26 +97,3 @@ def run(args: argparse.Namespace) -> int:
     if args.strict and not report.deterministic.passed:
         return EXIT_FAILED
     return EXIT_OK
-
-
-def _parquet(table: pa.Table) -> bytes:
-    failed = False
-    data = b""
-    try:
-        data = parquet_bytes(table)
-    except WriteFailure:
-        failed = True
-    if failed:
-        raise CitationSupportError("citation-support report could not be written", "io")
-    return data
-
-
-def _write_all(outputs: list[tuple[object, bytes]]) -> None:
-    """All outputs or none: a failing run leaves no half-written report."""
-    failed = False
-    try:
-        write_many_atomic(outputs)
-    except WriteFailure:
-        failed = True
-    if failed:
-        raise CitationSupportError("citation-support report could not be written", "io")
