@@ -425,7 +425,6 @@ def test_jsonl_corpus_is_typed_from_every_line(tmp_path: pathlib.Path) -> None:
         lines = [json.dumps({k: v for k, v in r.items() if v is not None}) for r in role_rows]
         (folder / f"{role}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = corpus.run_support_corpus(*(folder / f"{role}.jsonl" for role in corpus_roles()))
-    rows_for_check = {role: [{**r} for r in role_rows] for role, role_rows in rows.items()}
     by_ref = {r["document_ref"]: r for r in result.documents.to_pylist()}
     assert by_ref[late["document_ref"]]["status"] == "ok"
     # claim_type enters the claim digest: equal to the single-document call.
