@@ -13,9 +13,9 @@ VECTORS = SHARED / "vectors" / "gold" / "citation-detection.jsonl"
 
 
 def vector_lines() -> list[Any]:
-    """Every line of the citation-detection vectors; ``[None]`` when ../shared is absent."""
+    """Every line of the citation-detection vectors; ``[]`` when ../shared is absent."""
     if not VECTORS.exists():
-        return [None]
+        return []
     out: list[Any] = []
     for raw in VECTORS.read_text(encoding="utf-8").split("\n"):
         if raw.strip():
