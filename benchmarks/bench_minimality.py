@@ -97,7 +97,7 @@ def spans_for(
 
     import numpy as np
 
-    from citelens._tokenize import token_arrays
+    from citelens.minimality._tokenize import token_arrays
 
     rng = random.Random(seed)
     tok_start, tok_end = token_arrays(text)
@@ -142,7 +142,7 @@ def prepare_b() -> pathlib.Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from citelens._tokenize import token_arrays
+    from citelens.minimality._tokenize import token_arrays
 
     folder.mkdir(parents=True, exist_ok=True)
     docs, per_doc = 1000, 1000

@@ -1,5 +1,5 @@
 """``python -m citelens``."""
 
-from .cli import main
+from citelens.cli import main
 
 raise SystemExit(main())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import LimitsError
+from citelens.errors import LimitsError
 
 __all__ = ["Limits"]
 

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens import _summary_columnar, corpus
+from citelens import corpus
+from citelens.summary_citations import _columnar as _summary_columnar
 from citelens.cli import main
 from citelens.errors import CorpusError, SummaryCitationError
 from citelens.limits import Limits

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import citelens
 from citelens import corpus
 from citelens.cli import main
+from citelens.corpus import _api as corpus_api
 
 CANARY = "CANARY-7f3a-secret"
 
@@ -214,20 +215,20 @@ def test_tiny_batches_are_processed_incrementally() -> None:
     tables = as_tables(rows)
     seen: list[int] = []
     collected_rows: list[int] = []
-    original = corpus._collect
+    original = corpus_api._collect
 
     def spy(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
         out = original(frame, role)
         collected_rows.append(out.height)
         return out
 
-    corpus._collect = spy  # type: ignore[assignment]
+    corpus_api._collect = spy  # type: ignore[assignment]
     try:
         result = corpus.run_support_corpus(
             *tables.values(), batch_documents=1, progress=lambda done, total: seen.append(done)
         )
     finally:
-        corpus._collect = original  # type: ignore[assignment]
+        corpus_api._collect = original  # type: ignore[assignment]
     total = result.documents.num_rows
     assert seen == list(range(1, total + 1))
     biggest_document = max(

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens._tokenize import count_overlaps, token_arrays
+from citelens.minimality._tokenize import count_overlaps, token_arrays
 
 from ._helpers import ref
 

@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from citelens import Limits
-from citelens._minimality_parse import _valid_ids
 from citelens.minimality import check_citation_minimality, check_citation_minimality_batch
+from citelens.minimality._parse import _valid_ids
 
 from ._helpers import C1, C2, TEXT, X1, expect_error, ref
 

@@ -268,7 +268,7 @@ def test_whole_document_spans_memory_does_not_scale_with_claims_times_tokens() -
 
 
 def test_flat_tables_take_the_vectorised_parser() -> None:
-    from citelens._minimality_parse import citations_from_table, claims_from_table
+    from citelens.minimality._parse import citations_from_table, claims_from_table
 
     text, claims, cites = make_case(11)
     assert claims_from_table(as_table(claims)) is not None

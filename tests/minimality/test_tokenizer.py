@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens._tokenize import CLASS_PUNCT, CLASS_SPACE, CLASS_WORD, class_table
 from citelens.minimality import TOKENIZER_UNICODE_VERSION, tokenize
+from citelens.minimality._tokenize import CLASS_PUNCT, CLASS_SPACE, CLASS_WORD, class_table
 
 RULE = re.compile(r"\w+|[^\w\s]")
 ALL = "".join(map(chr, range(0x110000)))  # every code point, lone surrogates included
@@ -83,7 +83,7 @@ def test_hypothesis_any_code_points(text: str) -> None:
 
 
 def test_token_arrays_are_strictly_increasing() -> None:
-    from citelens._tokenize import token_arrays
+    from citelens.minimality._tokenize import token_arrays
 
     starts, ends = token_arrays("don't stop\u200d\U0001f600 now_ok 3.5mg")
     assert np.all(starts < ends)

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from citelens._review_agreement import publish
 from citelens.review import (
     DisagreementReason,
     ReviewerDecision,
     SummaryReviewError,
     reviewer_agreement_report,
 )
+from citelens.review._agreement import publish
 
 Q = DisagreementReason.EVIDENCE_QUALITY
 L = DisagreementReason.LABEL_DEFINITION

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from citelens._review_common import cj
 from citelens.review import DisagreementReason as Reason
 from citelens.review import (
     ImportedSummaryReview,
@@ -23,6 +22,7 @@ from citelens.review import (
     import_summary_review,
     render_blinded_packets,
 )
+from citelens.review._common import cj
 
 from . import _scenario as sc
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citelens._review_common import cj
 from citelens.review import SealedSummaryReview, SummaryReviewError, import_summary_review
+from citelens.review._common import cj
 
 from . import _scenario as sc
 

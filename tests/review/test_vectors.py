@@ -7,8 +7,6 @@ from typing import Any
 
 import pytest
 
-from citelens._review_export import Reject, export_impl
-from citelens._review_import import import_impl
 from citelens.review import (
     BlindedPacket,
     ReviewerDecision,
@@ -24,6 +22,8 @@ from citelens.review import (
     verify_sealed_identity_mapping,
 )
 from citelens.review import DisagreementReason as Reason
+from citelens.review._export import Reject, export_impl
+from citelens.review._import import import_impl
 from conftest import assert_fixed_error, load_vector, vector_params
 
 from ._harness import export_kwargs, key, render

@@ -15,6 +15,7 @@ import pytest
 from ._outputs import SAMPLE_CORPUS, read_corpus, write_outputs
 
 SQL_DIR = pathlib.Path(__file__).resolve().parents[2] / "sql"
+VIEWS_FILE = pathlib.Path(__file__).resolve().parents[2] / "src" / "citelens" / "sql" / "views.sql"
 EXAMPLES = sorted((SQL_DIR / "examples").glob("*.sql"))
 
 

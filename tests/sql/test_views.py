@@ -13,12 +13,11 @@ import pytest
 
 import citelens
 from citelens import sql as citelens_sql
-from citelens._sql_views import VIEWS_SQL
 from citelens.errors import CorpusError
+from citelens.sql import _api as sql_api
 
 from ._outputs import EDGE_SCHEMA, documents_schema
-from .conftest import SQL_DIR
-from .sync_views import module_text
+from .conftest import VIEWS_FILE
 
 REASONS = citelens.REASON_CODES
 PREFIX = "deterministic_span_checks.invalid_citation_reasons."
@@ -43,15 +42,17 @@ def _assert_fixed(exc: pytest.ExceptionInfo[CorpusError], message: str, category
     assert error.__cause__ is None and error.__context__ is None
 
 
-def test_embedded_views_match_sql_file() -> None:
-    # The package carries sql/views.sql verbatim (an installed wheel has no sql/ folder).
-    assert (SQL_DIR / "views.sql").read_text(encoding="utf-8") == VIEWS_SQL
-    path = pathlib.Path(citelens_sql.__file__).with_name("_sql_views.py")
-    assert path.read_text(encoding="utf-8") == module_text()
+def test_views_are_package_data() -> None:
+    # views.sql ships inside the package (an installed wheel has no repository folders), is
+    # declared as package data, and is the text open_views() reads.
+    assert VIEWS_FILE.parent == pathlib.Path(citelens_sql.__file__).parent
+    assert sql_api.views_sql() == VIEWS_FILE.read_text(encoding="utf-8")
+    pyproject = (VIEWS_FILE.parents[3] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"sql/views.sql"' in pyproject
 
 
 def test_every_block_is_known() -> None:
-    blocks = citelens_sql._blocks(VIEWS_SQL)
+    blocks = sql_api._blocks(sql_api.views_sql())
     names = [(b.name, b.condition, b.source) for b in blocks]
     assert names == [
         ("documents", None, None),
@@ -208,7 +209,7 @@ def test_views_sql_file_runs_by_hand(sample_out: pathlib.Path, results_dir: path
         con.execute("SET VARIABLE citelens_edges = ?", [str(sample_out / "edges.parquet")])
         history = sorted(str(p) for p in (results_dir / "history").glob("*.parquet"))
         con.execute("SET VARIABLE citelens_scorecards = CAST(? AS VARCHAR[])", [history])
-        con.execute((SQL_DIR / "views.sql").read_text(encoding="utf-8"))
+        con.execute(VIEWS_FILE.read_text(encoding="utf-8"))
         assert _one(con, "SELECT count(*) FROM gold_history") == (5,)
         assert _one(con, "SELECT count(*) FROM edges") != (0,)
     finally:

@@ -92,7 +92,7 @@ def test_nothing_logged(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_internal_reprs_redacted() -> None:
-    from citelens._summary_walk import walk_claims, walk_evidence
+    from citelens.summary_citations._walk import walk_claims, walk_evidence
 
     claims, evidence = _inputs("repr")
     assert CANARY not in repr(walk_claims(claims, 100))

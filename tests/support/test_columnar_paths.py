@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citelens
-import citelens.support as support_module
+from citelens.support import _api as support_module
 
 IDS = st.sampled_from(["a", "b", " a ", "c\u00a0", "1", "\u00e9t\u00e9", "", "x\ty", "e1", "e2"])
 OFFSETS = st.one_of(st.none(), st.integers(-2, 12))

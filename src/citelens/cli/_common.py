@@ -9,9 +9,9 @@ from typing import TypeVar
 
 import pyarrow as pa
 
-from .._atomic import WriteFailure, parquet_bytes, write_many_atomic
-from ..errors import CitelensError
-from ..limits import Limits
+from citelens._atomic import WriteFailure, parquet_bytes, write_many_atomic
+from citelens.errors import CitelensError
+from citelens.limits import Limits
 
 __all__ = [
     "EXIT_FAILED",

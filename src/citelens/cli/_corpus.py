@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import CitelensError
-from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
+from citelens.errors import CitelensError
 
 __all__ = ["register"]
 
@@ -152,8 +152,8 @@ def _role_path(args: argparse.Namespace, role: str) -> Path | None:
 
 def run_support(args: argparse.Namespace) -> int:
     """Run ``citelens corpus support``."""
-    from ..corpus import run_support_corpus
-    from ._common import progress_callback
+    from citelens.cli._common import progress_callback
+    from citelens.corpus._api import run_support_corpus
 
     try:
         limits = limits_from_args(args)
@@ -189,8 +189,8 @@ def run_support(args: argparse.Namespace) -> int:
 
 def run_minimality(args: argparse.Namespace) -> int:
     """Run ``citelens corpus minimality``."""
-    from ..corpus import run_minimality_corpus
-    from ._common import progress_callback
+    from citelens.cli._common import progress_callback
+    from citelens.corpus._api import run_minimality_corpus
 
     try:
         paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
@@ -218,8 +218,8 @@ def run_minimality(args: argparse.Namespace) -> int:
 
 def run_summary_citations(args: argparse.Namespace) -> int:
     """Run ``citelens corpus summary-citations``."""
-    from ..corpus import run_summary_citations_corpus
-    from ._common import progress_callback
+    from citelens.cli._common import progress_callback
+    from citelens.corpus._api import run_summary_citations_corpus
 
     try:
         limits = limits_from_args(args)

@@ -8,9 +8,9 @@ import os
 import sys
 from typing import Any
 
-from .. import __version__
-from ..gold import check_adapter, check_dataset, detect_citations
-from ..gold._runner import FORMATS, report_cli, run_cli
+from citelens import __version__
+from citelens.gold import check_adapter, check_dataset, detect_citations
+from citelens.gold._runner import FORMATS, report_cli, run_cli
 
 __all__ = ["register"]
 

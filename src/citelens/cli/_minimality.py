@@ -14,11 +14,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from .._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
-from .._minimality_check import BATCH_TABLE_SCHEMA
-from ..errors import CitationMinimalityError
-from ..minimality import CitationMinimalityReport, check_citation_minimality
-from ._common import EXIT_FAILED, EXIT_OK, fail
+from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
+from citelens.errors import CitationMinimalityError
+from citelens.minimality._api import CitationMinimalityReport, check_citation_minimality
+from citelens.minimality._check import BATCH_TABLE_SCHEMA
 
 __all__ = ["records_table", "register"]
 

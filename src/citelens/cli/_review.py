@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._atomic import WriteFailure, write_text_atomic
-from .._io import ReadFailure, is_table_object, read_data_file, table_rows
-from .._jsonout import canonical_json
-from ..errors import CitelensError, SummaryReviewError
-from ._common import EXIT_FAILED, EXIT_OK, fail
+from citelens._atomic import WriteFailure, write_text_atomic
+from citelens._jsonout import canonical_json
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
+from citelens.errors import CitelensError, SummaryReviewError
+from citelens.io._files import ReadFailure, is_table_object, read_data_file, table_rows
 
 __all__ = ["register"]
 
@@ -74,7 +74,7 @@ def _text_file(path: str) -> str:
 
 def _records(path: str) -> list[Any]:
     """A record collection file (.json list, .jsonl, .csv, .parquet, Arrow IPC) as a list."""
-    from ..review import MAX_ROWS
+    from citelens.review._api import MAX_ROWS
 
     failed = False
     rows: Any = None
@@ -125,7 +125,7 @@ def _emit(text: str, out: str | None) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from ..review import (
+    from citelens.review._api import (
         ComparisonCase,
         ConflictOfInterest,
         RubricCriterion,
@@ -204,7 +204,7 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ..review import (
+    from citelens.review._api import (
         BlindedPacket,
         ReviewBinding,
         SealedIdentityMapping,
@@ -258,7 +258,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _load_import(args: argparse.Namespace, claims: list[Any], evidence: list[Any]) -> Any:
-    from ..review import SealedSummaryReview, import_summary_review
+    from citelens.review._api import SealedSummaryReview, import_summary_review
 
     document = _json_file(args.returned)
     sealed_doc = _json_file(args.sealed)
@@ -296,7 +296,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from ..review import evaluate_summary_gate, gate_passed
+    from citelens.review._api import evaluate_summary_gate, gate_passed
 
     claims = _records(args.claims)
     evidence = _records(args.evidence)

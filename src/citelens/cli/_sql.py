@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .._atomic import WriteFailure, write_bytes_atomic
-from ..errors import CitelensError, CorpusError
-from ._common import EXIT_OK, fail
+from citelens._atomic import WriteFailure, write_bytes_atomic
+from citelens.cli._common import EXIT_OK, fail
+from citelens.errors import CitelensError, CorpusError
 
 __all__ = ["register", "repl"]
 
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..sql import execute, open_views, render, views_script
+    from citelens.sql._api import execute, open_views, render, views_script
 
     if args.query is not None and args.file is not None:
         raise CorpusError("sql takes a query or --file, not both", "input")
@@ -214,7 +214,7 @@ def repl(
     """A minimal SQL shell: statements end with ``;``; ``.quit``/``.exit`` or end of input
     leave; ``.tables`` lists the views; errors print their fixed message and the shell goes
     on."""
-    from ..sql import VIEW_NAMES, execute, render
+    from citelens.sql._api import VIEW_NAMES, execute, render
 
     pending: list[str] = []
     while True:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import CitelensError, SummaryCitationError
-from ..summary_citations import build_summary_citation_report
-from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
+from citelens.errors import CitelensError, SummaryCitationError
+from citelens.summary_citations._api import build_summary_citation_report
 
 __all__ = ["register", "run"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..errors import CitationSupportError, CitelensError
-from ._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
+from citelens.errors import CitationSupportError, CitelensError
 
 __all__ = ["register"]
 
@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Run ``citelens support``."""
-    from ..support import compute_citation_support_metrics
+    from citelens.support._api import compute_citation_support_metrics
 
     try:
         limits = limits_from_args(args)

@@ -7,9 +7,15 @@ to a Parquet history and compare it with a per-adapter baseline so that a drop f
 
 from __future__ import annotations
 
-from ..errors import GoldError
-from ._adapters import CAPABILITIES, AdapterCheck, LoadedAdapter, check_adapter, load_adapter
-from ._cases import (
+from citelens.errors import GoldError
+from citelens.gold._adapters import (
+    CAPABILITIES,
+    AdapterCheck,
+    LoadedAdapter,
+    check_adapter,
+    load_adapter,
+)
+from citelens.gold._cases import (
     VERDICT_SCALE,
     Anchor,
     DatasetCheck,
@@ -27,15 +33,15 @@ from ._cases import (
     load_dataset,
     verdict_index,
 )
-from ._citations import (
+from citelens.gold._citations import (
     detect_author_year,
     detect_citations,
     normalise_citations,
     parse_numeric_citations,
 )
-from ._gate import Tolerances, compute_gate, parse_tolerances
-from ._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult, check_grounding
-from ._metrics import (
+from citelens.gold._gate import Tolerances, compute_gate, parse_tolerances
+from citelens.gold._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult, check_grounding
+from citelens.gold._metrics import (
     claim_match,
     exact_set_match,
     jaccard,
@@ -45,8 +51,8 @@ from ._metrics import (
     precision_recall_f1,
     round_metric,
 )
-from ._registry import METRICS, SCORERS, MetricSpec
-from ._runner import (
+from citelens.gold._registry import METRICS, SCORERS, MetricSpec
+from citelens.gold._runner import (
     HISTORY_SCHEMA,
     GoldRun,
     baseline_file_name,
@@ -56,7 +62,7 @@ from ._runner import (
     report,
     run,
 )
-from ._scorers import ScorerResult, run_scorers
+from citelens.gold._scorers import ScorerResult, run_scorers
 
 __all__ = [
     "CAPABILITIES",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import GoldError
+from citelens.errors import GoldError
 
 __all__ = [
     "CAPABILITIES",
@@ -171,10 +171,10 @@ def _bundled(name: str) -> Any:
     if name == "lexical":
         return importlib.import_module("citelens.gold.adapters.lexical")
     if name == "http":
-        from .adapters._http import HttpAdapter
+        from citelens.gold.adapters._http import HttpAdapter
 
         return HttpAdapter()
-    from .adapters._openai import OpenAIAdapter
+    from citelens.gold.adapters._openai import OpenAIAdapter
 
     return OpenAIAdapter()
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import GoldError
+from citelens.errors import GoldError
 
 __all__ = [
     "ADJACENT",

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ._metrics import delta
-from ._registry import METRICS, MetricSpec, scorer_metrics
+from citelens.gold._metrics import delta
+from citelens.gold._registry import METRICS, MetricSpec, scorer_metrics
 
 __all__ = ["Tolerances", "compute_gate", "parse_tolerances"]
 

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ._citations import WS, WS_STRIP
+from citelens.gold._citations import WS, WS_STRIP
 
 __all__ = [
     "DEFAULT_ABSTAIN_MARKERS",

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TypeVar
 
-from ._cases import VERDICT_SCALE, CitationKey, canonical_key, verdict_index
+from citelens.gold._cases import VERDICT_SCALE, CitationKey, canonical_key, verdict_index
 
 __all__ = [
     "Confusion",

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from ._cases import VERDICT_SCALE
-from ._metrics import display_delta, display_value
-from ._registry import metric_spec
+from citelens.gold._cases import VERDICT_SCALE
+from citelens.gold._metrics import display_delta, display_value
+from citelens.gold._registry import metric_spec
 
 __all__ = [
     "console_comparison",

@@ -16,15 +16,15 @@ from typing import IO, Any
 
 import pyarrow as pa
 
-from .. import __version__
-from .._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
-from ..errors import GoldError
-from ._adapters import LoadedAdapter, check_adapter
-from ._cases import GoldDataset, check_dataset
-from ._gate import Tolerances, compute_gate, parse_tolerances
-from ._metrics import round_metric
-from ._registry import SCORERS, metric_spec, scorer_metrics
-from ._render import (
+from citelens import __version__
+from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
+from citelens.errors import GoldError
+from citelens.gold._adapters import LoadedAdapter, check_adapter
+from citelens.gold._cases import GoldDataset, check_dataset
+from citelens.gold._gate import Tolerances, compute_gate, parse_tolerances
+from citelens.gold._metrics import round_metric
+from citelens.gold._registry import SCORERS, metric_spec, scorer_metrics
+from citelens.gold._render import (
     console_comparison,
     console_gate_line,
     console_header,
@@ -32,7 +32,7 @@ from ._render import (
     render_html,
     render_markdown,
 )
-from ._scorers import (
+from citelens.gold._scorers import (
     ScorerResult,
     score_citation_detection,
     score_claim_extraction,

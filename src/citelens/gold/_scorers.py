@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._adapters import AdapterCall, LoadedAdapter
-from ._cases import CitationKey, GoldDataset, QACase, canonical_key
-from ._citations import detect_citations
-from ._grounding import check_grounding
-from ._metrics import (
+from citelens.gold._adapters import AdapterCall, LoadedAdapter
+from citelens.gold._cases import CitationKey, GoldDataset, QACase, canonical_key
+from citelens.gold._citations import detect_citations
+from citelens.gold._grounding import check_grounding
+from citelens.gold._metrics import (
     Confusion,
     claim_match,
     exact_set_match,
@@ -25,7 +25,7 @@ from ._metrics import (
     precision_recall_f1,
     round_metric,
 )
-from ._registry import SCORERS, scorer_metrics
+from citelens.gold._registry import SCORERS, scorer_metrics
 
 __all__ = [
     "ScorerResult",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ._citations import GROUP, NUMLIST, WS, WS_STRIP, normalise_citations
-from ._grounding import neg_norm
+from citelens.gold._citations import GROUP, NUMLIST, WS, WS_STRIP, normalise_citations
+from citelens.gold._grounding import neg_norm
 
 __all__ = ["STOP", "content", "sentences", "stem", "strip_markers", "tokens"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._citations import (
+from citelens.gold._citations import (
     detect_author_year,
     detect_citations,
     normalise_citations,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._grounding import (
+from citelens.gold._grounding import (
     DEFAULT_ABSTAIN_MARKERS,
     GroundingResult,
     check_grounding,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._metrics import (
+from citelens.gold._metrics import (
     Confusion,
     claim_match,
     confusion_matrix,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._scorers import (
+from citelens.gold._scorers import (
     ScorerResult,
     normalise_label,
     run_scorers,

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._http import HttpAdapter
-from ._openai import OpenAIAdapter
-from ._text import content, sentences, strip_markers, tokens
+from citelens.gold.adapters._http import HttpAdapter
+from citelens.gold.adapters._openai import OpenAIAdapter
+from citelens.gold.adapters._text import content, sentences, strip_markers, tokens
 
 __all__ = ["HttpAdapter", "OpenAIAdapter", "content", "sentences", "strip_markers", "tokens"]

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ._transport import JsonTransport, token_totals_from
+from citelens.gold.adapters._transport import JsonTransport, token_totals_from
 
 __all__ = ["HttpAdapter"]
 

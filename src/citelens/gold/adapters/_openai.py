@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._cases import VERDICT_SCALE
-from .._citations import detect_citations
-from .._text import strip_markers
-from ._transport import JsonTransport, token_totals_from
+from citelens.gold._cases import VERDICT_SCALE
+from citelens.gold._citations import detect_citations
+from citelens.gold._text import strip_markers
+from citelens.gold.adapters._transport import JsonTransport, token_totals_from
 
 __all__ = ["ABSTAIN_REPLY", "OpenAIAdapter"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._citations import detect_citations
-from .._grounding import neg_norm, numbers_in
-from .._text import content, sentences, strip_markers, tokens
+from citelens.gold._citations import detect_citations
+from citelens.gold._grounding import neg_norm, numbers_in
+from citelens.gold._text import content, sentences, strip_markers, tokens
 
 __all__ = [
     "analyze_batch",

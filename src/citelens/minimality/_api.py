@@ -1,0 +1,51 @@
+"""Citation minimality: is each citation no broader than the span its claim needs?
+
+The caller declares, for each atomic claim, the required span of the source text. For each
+citation of that claim :func:`check_citation_minimality` compares the cited span with the
+required span, counts deterministic Unicode word and punctuation tokens (:func:`tokenize`), and
+returns offsets, token counts and a controlled status (``minimal``, ``excess_context``,
+``missing_required_span``). Reports hold only opaque ``sha256:`` identifiers, offsets, counts
+and statuses; the source text is never stored or printed. Contract: ``minimality.md``.
+
+The source is tokenised once into token start/end arrays and every span is counted with two
+binary searches, so a check costs O(tokens + citations · log tokens).
+"""
+
+from __future__ import annotations
+
+from citelens.errors import CitationMinimalityError
+from citelens.limits import Limits
+from citelens.minimality._check import (
+    CitationMinimalityBatchResult,
+    check_citation_minimality,
+    check_citation_minimality_batch,
+)
+from citelens.minimality._tokenize import TOKENIZER_UNICODE_VERSION, tokenize
+from citelens.minimality._types import (
+    CITATION_MINIMALITY_DISCLAIMER,
+    CITATION_MINIMALITY_SCHEMA_VERSION,
+    AtomicClaim,
+    CitationMinimalityRecord,
+    CitationMinimalityReport,
+    CitationMinimalityStatus,
+    CitationSpan,
+    ClaimCitation,
+)
+
+__all__ = [
+    "CITATION_MINIMALITY_DISCLAIMER",
+    "CITATION_MINIMALITY_SCHEMA_VERSION",
+    "TOKENIZER_UNICODE_VERSION",
+    "AtomicClaim",
+    "CitationMinimalityBatchResult",
+    "CitationMinimalityError",
+    "CitationMinimalityRecord",
+    "CitationMinimalityReport",
+    "CitationMinimalityStatus",
+    "CitationSpan",
+    "ClaimCitation",
+    "Limits",
+    "check_citation_minimality",
+    "check_citation_minimality_batch",
+    "tokenize",
+]

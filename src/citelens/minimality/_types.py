@@ -1,0 +1,542 @@
+"""Typed records, field reading and span parsing of :mod:`citelens.minimality` (§4–§6, §12)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from citelens._jsonout import canonical_json
+from citelens.errors import CitationMinimalityError
+
+__all__ = [
+    "CITATION_MINIMALITY_DISCLAIMER",
+    "CITATION_MINIMALITY_SCHEMA_VERSION",
+    "MISSING",
+    "AtomicClaim",
+    "CitationMinimalityRecord",
+    "CitationMinimalityReport",
+    "CitationMinimalityStatus",
+    "CitationSpan",
+    "ClaimCitation",
+    "check_identifier",
+    "derive_citation_id",
+    "is_identifier",
+    "read_field",
+    "span_from",
+]
+
+CITATION_MINIMALITY_SCHEMA_VERSION = 1
+CITATION_MINIMALITY_DISCLAIMER = (
+    "Citation minimality is a deterministic, value-free review aid. It does not establish "
+    "clinical truth, entailment, or compliance certification."
+)
+MAX_SPAN_NESTING = 32
+
+_ID_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+class _Missing:
+    """Marker of an absent field."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+def error(message: str, category: str) -> CitationMinimalityError:
+    """A fixed minimality error (the caller raises it outside any ``except`` block)."""
+    return CitationMinimalityError(message, category)
+
+
+def is_identifier(value: object) -> bool:
+    """True for an exact ``str`` of the form ``sha256:`` + 64 lowercase hex characters."""
+    return type(value) is str and len(value) == 71 and _ID_PATTERN.fullmatch(value) is not None
+
+
+def check_identifier(value: object) -> str:
+    """Return ``value`` if it is an opaque ``sha256:`` reference, else raise (§4)."""
+    if not is_identifier(value):
+        raise error("citation identifiers must be opaque sha256 references", "identifier")
+    assert isinstance(value, str)
+    return value
+
+
+def derive_citation_id(claim_id: str, start: int, end: int) -> str:
+    """The derived citation id of §4: SHA-256 of ``citation\\0claim\\0start\\0end``."""
+    payload = f"citation\0{claim_id}\0{start}\0{end}".encode("utf-8", "surrogatepass")
+    return "sha256:" + hashlib.sha256(payload).hexdigest()
+
+
+def read_field(value: object, names: Sequence[str]) -> Any:
+    """READ of §6: the first present (non-``None``) alias, ``MISSING``, or a fixed error."""
+    found: list[Any] = []
+    failed = False
+    try:
+        if isinstance(value, Mapping):
+            for name in names:
+                item = value.get(name)
+                if item is not None:
+                    found.append(item)
+        else:
+            for name in names:
+                item = getattr(value, name, None)
+                if item is not None:
+                    found.append(item)
+        if len(found) > 1:
+            for index, left in enumerate(found):
+                for right in found[index + 1 :]:
+                    if not bool(left == right):
+                        failed = True
+    except Exception:
+        failed = True
+    if failed:
+        raise error("citation record fields are invalid", "record")
+    return found[0] if found else MISSING
+
+
+def _check_offsets(start: object, end: object) -> None:
+    if type(start) is not int or type(end) is not int:
+        raise error("citation offsets must be integers", "span")
+    if start < 0 or end <= start:
+        raise error("citation offsets must form a non-empty half-open span", "span")
+
+
+@dataclass(frozen=True)
+class CitationSpan:
+    """A validated, non-empty half-open code-point span ``[start, end)``."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        _check_offsets(self.start, self.end)
+
+    @property
+    def source_offset(self) -> tuple[int, int]:
+        """``(start, end)``."""
+        return (self.start, self.end)
+
+    def to_dict(self) -> dict[str, int]:
+        """``{"start": start, "end": end}``."""
+        return {"start": self.start, "end": self.end}
+
+    @classmethod
+    def from_obj(cls, value: object) -> CitationSpan:
+        """Parse a span value (pair, mapping, nested ``offset`` wrappers; §6 SPAN_FROM)."""
+        return span_from(value, 0)
+
+    @classmethod
+    def _trusted(cls, start: int, end: int) -> CitationSpan:
+        span = object.__new__(cls)
+        span.__dict__.update(start=start, end=end)
+        return span
+
+
+_SPAN_STARTS = ("start", "source_start")
+_SPAN_ENDS = ("end", "source_end")
+_SPAN_NESTED = ("source_offset", "source_offsets", "offset")
+
+
+def span_from(value: object, depth: int = 0) -> CitationSpan:
+    """SPAN_FROM of §6 (nesting capped at 32 wrappers)."""
+    if depth > MAX_SPAN_NESTING:
+        raise error("citation span nesting exceeds limit", "limit")
+    if isinstance(value, CitationSpan):
+        return CitationSpan(value.start, value.end)
+    if type(value) is list or type(value) is tuple:
+        # Exact lists/tuples have none of the alias attributes: straight to the pair rule.
+        if len(value) > 2:
+            raise error("citation collection is invalid or exceeds limit", "span")
+        if len(value) < 2:
+            raise error("citation spans require start and end offsets", "span")
+        return CitationSpan(value[0], value[1])
+    start = read_field(value, _SPAN_STARTS)
+    end = read_field(value, _SPAN_ENDS)
+    nested = read_field(value, _SPAN_NESTED)
+    if start is not MISSING and end is not MISSING:
+        if nested is not MISSING:
+            inner = span_from(nested, depth + 1)
+            span = CitationSpan(start, end)
+            if inner.start != span.start or inner.end != span.end:
+                raise error("citation span aliases conflict", "span")
+            return span
+        return CitationSpan(start, end)
+    if nested is not MISSING and nested is not value:
+        return span_from(nested, depth + 1)
+    if isinstance(value, Mapping | str | bytes | bytearray):
+        raise error("citation spans require start and end offsets", "span")
+    items: list[Any] = []
+    failed = False
+    try:
+        for item in value:  # type: ignore[attr-defined]
+            items.append(item)
+            if len(items) > 2:
+                break
+    except Exception:
+        failed = True
+    if failed or len(items) > 2:
+        raise error("citation collection is invalid or exceeds limit", "span")
+    if len(items) < 2:
+        raise error("citation spans require start and end offsets", "span")
+    return CitationSpan(items[0], items[1])
+
+
+@dataclass(frozen=True, init=False)
+class AtomicClaim:
+    """An atomic claim: an opaque ``sha256:`` id and the source span the claim requires.
+
+    ``required_span`` may be any span value :meth:`CitationSpan.from_obj` accepts
+    (``AtomicClaim(cid, [6, 10])`` works); it is stored as a :class:`CitationSpan`.
+    """
+
+    claim_id: str
+    required_span: CitationSpan
+
+    def __init__(self, claim_id: str, required_span: object) -> None:
+        check_identifier(claim_id)
+        object.__setattr__(self, "claim_id", claim_id)
+        object.__setattr__(self, "required_span", CitationSpan.from_obj(required_span))
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"claim_id": …, "required_offset": {"start": …, "end": …}}``."""
+        return {"claim_id": self.claim_id, "required_offset": self.required_span.to_dict()}
+
+
+@dataclass(frozen=True, init=False)
+class ClaimCitation:
+    """One citation of a claim; ``citation_id`` is derived (§4) when ``None``."""
+
+    claim_id: str
+    source_span: CitationSpan
+    citation_id: str
+
+    def __init__(self, claim_id: str, source_span: object, citation_id: str | None = None) -> None:
+        check_identifier(claim_id)
+        span = CitationSpan.from_obj(source_span)
+        if citation_id is None:
+            citation_id = derive_citation_id(claim_id, span.start, span.end)
+        else:
+            check_identifier(citation_id)
+        object.__setattr__(self, "claim_id", claim_id)
+        object.__setattr__(self, "source_span", span)
+        object.__setattr__(self, "citation_id", citation_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"claim_id": …, "citation_id": …, "citation_offset": {…}}``."""
+        return {
+            "claim_id": self.claim_id,
+            "citation_id": self.citation_id,
+            "citation_offset": self.source_span.to_dict(),
+        }
+
+
+class CitationMinimalityStatus(StrEnum):
+    """The controlled review status of one citation."""
+
+    MINIMAL = "minimal"
+    EXCESS_CONTEXT = "excess_context"
+    MISSING_REQUIRED_SPAN = "missing_required_span"
+
+
+_STATUS_BY_VALUE = {status.value: status for status in CitationMinimalityStatus}
+STATUS_BY_CODE = (
+    CitationMinimalityStatus.MINIMAL,
+    CitationMinimalityStatus.EXCESS_CONTEXT,
+    CitationMinimalityStatus.MISSING_REQUIRED_SPAN,
+)
+
+
+def _report_error(message: str) -> CitationMinimalityError:
+    return error(message, "report")
+
+
+def _context_spans(citation: CitationSpan, required: CitationSpan) -> tuple[CitationSpan, ...]:
+    pieces: list[CitationSpan] = []
+    if citation.start < required.start:
+        pieces.append(CitationSpan(citation.start, required.start))
+    if citation.end > required.end:
+        pieces.append(CitationSpan(required.end, citation.end))
+    return tuple(pieces)
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+@dataclass(frozen=True)
+class CitationMinimalityRecord:
+    """The result for one citation: offsets, token counts, status and review flag."""
+
+    claim_id: str
+    citation_id: str
+    citation_span: CitationSpan
+    required_span: CitationSpan
+    citation_token_count: int
+    required_token_count: int
+    excess_token_count: int
+    excess_context_spans: tuple[CitationSpan, ...]
+    status: CitationMinimalityStatus
+    review_required: bool
+
+    def __post_init__(self) -> None:
+        check_identifier(self.claim_id)
+        check_identifier(self.citation_id)
+        citation = CitationSpan.from_obj(self.citation_span)
+        required = CitationSpan.from_obj(self.required_span)
+        object.__setattr__(self, "citation_span", citation)
+        object.__setattr__(self, "required_span", required)
+        counts = (self.citation_token_count, self.required_token_count, self.excess_token_count)
+        if not all(_is_count(count) for count in counts):
+            raise _report_error("token counts must be non-negative integers")
+        status = self.status
+        if isinstance(status, CitationMinimalityStatus):
+            pass
+        elif type(status) is str and status in _STATUS_BY_VALUE:
+            status = _STATUS_BY_VALUE[status]
+        else:
+            raise _report_error("unsupported citation minimality status")
+        object.__setattr__(self, "status", status)
+        if type(self.review_required) is not bool:
+            raise _report_error("review_required must be a boolean")
+        object.__setattr__(self, "excess_context_spans", self._context_tuple())
+        missing = status is CitationMinimalityStatus.MISSING_REQUIRED_SPAN
+        if self.review_required != (status is not CitationMinimalityStatus.MINIMAL):
+            raise _report_error("citation review flag conflicts with status")
+        covers = citation.start <= required.start and citation.end >= required.end
+        if missing == covers:
+            raise _report_error("citation status conflicts with coverage")
+        expected = _context_spans(citation, required) if covers else ()
+        if self.excess_context_spans != expected or self.required_token_count < 1:
+            raise _report_error("citation context or token counts are invalid")
+        excess = self.citation_token_count - self.required_token_count if covers else 0
+        if self.excess_token_count != excess:
+            raise _report_error("citation token counts are inconsistent")
+
+    def _context_tuple(self) -> tuple[CitationSpan, ...]:
+        value: object = self.excess_context_spans
+        items: list[Any] = []
+        failed = False
+        try:
+            for item in value:  # type: ignore[attr-defined]
+                items.append(item)
+                if len(items) > 2:
+                    break
+        except Exception:
+            failed = True
+        if failed:
+            raise _report_error("excess context must contain CitationSpan records")
+        if len(items) > 2:
+            raise _report_error("citation collection is invalid or exceeds limit")
+        if not all(isinstance(item, CitationSpan) for item in items):
+            raise _report_error("excess context must contain CitationSpan records")
+        return tuple(items)
+
+    @classmethod
+    def _trusted(cls, **values: Any) -> CitationMinimalityRecord:
+        record = object.__new__(cls)
+        record.__dict__.update(values)
+        return record
+
+    @property
+    def citation_offset(self) -> tuple[int, int]:
+        """``(start, end)`` of the citation."""
+        return self.citation_span.source_offset
+
+    @property
+    def required_offset(self) -> tuple[int, int]:
+        """``(start, end)`` of the claim's required span."""
+        return self.required_span.source_offset
+
+    def sort_key(self) -> tuple[str, str, int, int, int, int]:
+        """The §10 order: claim id, citation id, citation offsets, required offsets."""
+        return (
+            self.claim_id,
+            self.citation_id,
+            self.citation_span.start,
+            self.citation_span.end,
+            self.required_span.start,
+            self.required_span.end,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain data, keys in contract order (§12.1)."""
+        return {
+            "claim_id": self.claim_id,
+            "citation_id": self.citation_id,
+            "citation_offset": self.citation_span.to_dict(),
+            "required_offset": self.required_span.to_dict(),
+            "citation_token_count": self.citation_token_count,
+            "required_token_count": self.required_token_count,
+            "excess_token_count": self.excess_token_count,
+            "excess_context_offsets": [span.to_dict() for span in self.excess_context_spans],
+            "status": self.status.value,
+            "review_required": self.review_required,
+        }
+
+
+def _iter_records(value: object) -> Iterator[Any]:
+    yield from value  # type: ignore[misc]
+
+
+@dataclass(frozen=True)
+class CitationMinimalityReport:
+    """The value-free minimality report of one source text (§11, §12.2)."""
+
+    records: tuple[CitationMinimalityRecord, ...]
+    claim_count: int
+    max_excess_tokens: int = 0
+    schema_version: int = CITATION_MINIMALITY_SCHEMA_VERSION
+    disclaimer: str = field(default=CITATION_MINIMALITY_DISCLAIMER)
+
+    def __post_init__(self) -> None:
+        if type(self.schema_version) is not int or self.schema_version != 1:
+            raise _report_error("unsupported citation minimality schema version")
+        if not _is_count(self.claim_count):
+            raise _report_error("claim_count must be a non-negative integer")
+        if not _is_count(self.max_excess_tokens):
+            raise _report_error("max_excess_tokens must be a non-negative integer")
+        if type(self.disclaimer) is not str or self.disclaimer != CITATION_MINIMALITY_DISCLAIMER:
+            raise _report_error("citation minimality disclaimer is required")
+        records: list[Any] = []
+        failed = False
+        try:
+            records = list(_iter_records(self.records))
+        except Exception:
+            failed = True
+        if failed or not all(isinstance(item, CitationMinimalityRecord) for item in records):
+            raise _report_error("records must contain CitationMinimalityRecord values")
+        if len({record.claim_id for record in records}) > self.claim_count:
+            raise _report_error("claim_count is inconsistent")
+        for record in records:
+            if record.status is CitationMinimalityStatus.MISSING_REQUIRED_SPAN:
+                continue
+            expected = (
+                CitationMinimalityStatus.EXCESS_CONTEXT
+                if record.excess_token_count > self.max_excess_tokens
+                else CitationMinimalityStatus.MINIMAL
+            )
+            if record.status is not expected:
+                raise _report_error("citation status conflicts with policy")
+        records.sort(key=CitationMinimalityRecord.sort_key)
+        object.__setattr__(self, "records", tuple(records))
+
+    @classmethod
+    def _trusted(
+        cls,
+        records: tuple[CitationMinimalityRecord, ...],
+        claim_count: int,
+        max_excess_tokens: int,
+    ) -> CitationMinimalityReport:
+        report = object.__new__(cls)
+        report.__dict__.update(
+            records=records,
+            claim_count=claim_count,
+            max_excess_tokens=max_excess_tokens,
+            schema_version=CITATION_MINIMALITY_SCHEMA_VERSION,
+            disclaimer=CITATION_MINIMALITY_DISCLAIMER,
+        )
+        return report
+
+    @property
+    def citation_count(self) -> int:
+        """Number of records (one per submitted citation)."""
+        return len(self.records)
+
+    @property
+    def flagged_count(self) -> int:
+        """Number of records that need review."""
+        return sum(1 for record in self.records if record.review_required)
+
+    @property
+    def minimal_count(self) -> int:
+        """``citation_count - flagged_count``."""
+        return self.citation_count - self.flagged_count
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data, keys in contract order (§12.2)."""
+        return {
+            "schema_version": self.schema_version,
+            "claim_count": self.claim_count,
+            "citation_count": self.citation_count,
+            "flagged_count": self.flagged_count,
+            "max_excess_tokens": self.max_excess_tokens,
+            "records": [record.to_dict() for record in self.records],
+            "disclaimer": self.disclaimer,
+        }
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys, compact, ASCII, one trailing newline)."""
+        return canonical_json(self.to_dict())
+
+    def to_markdown(self) -> str:
+        """The exact Markdown of §12.3 (full ids, offsets and counts; no text)."""
+        lines = [
+            "# Citation Minimality Report",
+            "",
+            self.disclaimer,
+            "",
+            f"Claims: {self.claim_count}",
+            f"Citations: {self.citation_count}",
+            f"Flagged: {self.flagged_count}",
+            "",
+            "| # | Claim | Citation | Citation offset | Required offset | Citation tokens | "
+            "Required tokens | Excess tokens | Status | Review |",
+            "| ---: | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |",
+        ]
+        for index, record in enumerate(self.records, start=1):
+            cs, ce = record.citation_offset
+            rs, re_ = record.required_offset
+            lines.append(
+                f"| {index} | {record.claim_id} | {record.citation_id} | [{cs}, {ce}) | "
+                f"[{rs}, {re_}) | {record.citation_token_count} | "
+                f"{record.required_token_count} | {record.excess_token_count} | "
+                f"{record.status.value} | {'yes' if record.review_required else 'no'} |"
+            )
+        return "\n".join(lines) + "\n"
+
+
+def records_from_columns(
+    claim_ids: Iterable[str],
+    citation_ids: Iterable[str],
+    columns: Sequence[Sequence[int]],
+) -> tuple[CitationMinimalityRecord, ...]:
+    """Build trusted records from engine columns (already validated and sorted).
+
+    ``columns`` = cs, ce, rs, re, citation tokens, required tokens, excess, status code.
+    """
+    out: list[CitationMinimalityRecord] = []
+    make_span = CitationSpan._trusted
+    make_record = CitationMinimalityRecord._trusted
+    for claim_id, citation_id, cs, ce, rs, re_, ct, rt, ex, code in zip(
+        claim_ids, citation_ids, *columns, strict=True
+    ):
+        status = STATUS_BY_CODE[code]
+        if code == 2:
+            context: tuple[CitationSpan, ...] = ()
+        elif cs < rs:
+            context = (make_span(cs, rs), make_span(re_, ce)) if ce > re_ else (make_span(cs, rs),)
+        else:
+            context = (make_span(re_, ce),) if ce > re_ else ()
+        out.append(
+            make_record(
+                claim_id=claim_id,
+                citation_id=citation_id,
+                citation_span=make_span(cs, ce),
+                required_span=make_span(rs, re_),
+                citation_token_count=ct,
+                required_token_count=rt,
+                excess_token_count=ex,
+                excess_context_spans=context,
+                status=status,
+                review_required=code != 0,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,351 @@
+"""The summary gate: machine spans, support, coverage, minimality, leakage, review (§11)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from citelens.review._common import MAX_ROWS, is_row_collection
+from citelens.review._import import ImportedSummaryReview
+from citelens.review._leakage import check_identifier_leakage
+
+__all__ = ["GateCheck", "evaluate_summary_gate", "gate_passed"]
+
+THRESHOLD_KEYS = frozenset(
+    {
+        "citation_support_min",
+        "summary_citation_coverage_min",
+        "citation_minimality_flagged_max",
+        "leaked_identifier_count_max",
+    }
+)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One gate check: its name, verdict, fixed reason code and value-free details."""
+
+    gate: str
+    passed: bool
+    reason: str = "ok"
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{gate, passed, reason, details}`` with details converted recursively."""
+        return {
+            "gate": self.gate,
+            "passed": self.passed,
+            "reason": self.reason,
+            "details": _plain(self.details),
+        }
+
+
+def gate_passed(checks: Iterable[GateCheck]) -> bool:
+    """At least one check, and every check passed."""
+    items = list(checks)
+    return bool(items) and all(check.passed for check in items)
+
+
+_INPUT_FAILURE = (GateCheck("summary_input", False, "invalid_evaluation_input", {}),)
+_MISSING_EVIDENCE = (GateCheck("summary_evidence", False, "missing_evidence", {}),)
+
+
+def _rate(value: object) -> bool:
+    return (type(value) is int or type(value) is float) and math.isfinite(value) and 0 <= value <= 1
+
+
+def _pair(value: object, length: int) -> bool:
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Sequence):
+        return False
+    if len(value) != 2:
+        return False
+    start, end = value[0], value[1]
+    return type(start) is int and type(end) is int and 0 <= start < end <= length
+
+
+def _valid_inputs(
+    summary: Any,
+    source: Any,
+    claims: Any,
+    evidence: Any,
+    thresholds: Any,
+    protected_surfaces: Any,
+    required_spans: Any,
+) -> tuple[dict[str, Any], dict[Any, tuple[int, int]] | None] | None:
+    if not isinstance(thresholds, Mapping):
+        return None
+    limits = dict(thresholds.items())
+    if limits.keys() != THRESHOLD_KEYS:
+        return None
+    if not _rate(limits["citation_support_min"]) or not _rate(
+        limits["summary_citation_coverage_min"]
+    ):
+        return None
+    flagged = limits["citation_minimality_flagged_max"]
+    if type(flagged) is not int or flagged < 0:
+        return None
+    leaked = limits["leaked_identifier_count_max"]
+    if (type(leaked) is not int and type(leaked) is not float) or leaked != 0:
+        return None
+    if type(summary) is not str or type(source) is not str:
+        return None
+    for collection in (claims, evidence, protected_surfaces):
+        if not is_row_collection(collection):
+            return None
+    spans: dict[Any, tuple[int, int]] | None = None
+    if required_spans is not None:
+        if not isinstance(required_spans, Mapping) or len(required_spans) > MAX_ROWS:
+            return None
+        spans = {}
+        for key, value in required_spans.items():
+            if not _pair(value, len(source)):
+                return None
+            spans[key] = (value[0], value[1])
+            if len(spans) > MAX_ROWS:
+                return None
+    return limits, spans
+
+
+def _identifier(value: object) -> str:
+    """The identifier rule of support-metrics.md §3.8 (raises ``ValueError``)."""
+    if type(value) is bool or not isinstance(value, (str, int)):
+        raise ValueError
+    text = str(value).strip()
+    if not 1 <= len(text) <= 256 or any(
+        ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF for ch in text
+    ):
+        raise ValueError
+    return text
+
+
+def _p(value: str) -> str:
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def _str(value: str) -> bytes:
+    data = value.encode("utf-8")
+    return struct.pack("<I", len(data)) + data
+
+
+def _int(value: int | None) -> bytes:
+    if value is None:
+        return b"\x00" * 9
+    return b"\x01" + struct.pack("<q", value)
+
+
+def _edge_row(claim: str, evidence: str, start: int | None, end: int | None, src: str) -> bytes:
+    return _str(claim) + _str(evidence) + _int(start) + _int(end) + _str(src)
+
+
+def _minimality(source: str, support: Any, spans: dict[Any, tuple[int, int]]) -> Any:
+    from citelens import Limits
+    from citelens.minimality._api import AtomicClaim, ClaimCitation, check_citation_minimality
+
+    tables = support.tables(raw_identifiers=True)
+    claim_ids = set(tables.claims.column("claim_id").to_pylist())
+    required: dict[str, tuple[int, int]] = {}
+    for key, span in spans.items():
+        claim_id = _identifier(key)
+        if claim_id not in claim_ids or claim_id in required:
+            raise ValueError
+        required[claim_id] = span
+    mclaims = [
+        AtomicClaim(claim_id=_p(claim_id), required_span=required[claim_id])
+        for claim_id in sorted(required, key=lambda c: c.encode("utf-8"))
+    ]
+    evidence_spans = {
+        row["evidence_id"]: (row["start"], row["end"])
+        for row in tables.evidence.select(["evidence_id", "start", "end"]).to_pylist()
+    }
+    edges = [
+        row
+        for row in tables.edges.select(
+            ["claim_id", "evidence_id", "start", "end", "source_id", "valid"]
+        ).to_pylist()
+        if row["valid"] and row["claim_id"] in required
+    ]
+
+    def order(row: dict[str, Any]) -> tuple[Any, ...]:
+        return (
+            row["claim_id"].encode("utf-8"),
+            row["evidence_id"].encode("utf-8"),
+            (row["start"] is not None, row["start"] or 0),
+            (row["end"] is not None, row["end"] or 0),
+            row["source_id"].encode("utf-8"),
+        )
+
+    mcitations = []
+    for row in sorted(edges, key=order):
+        if row["start"] is not None:
+            span = (row["start"], row["end"])
+        else:
+            span = evidence_spans[row["evidence_id"]]
+        encoded = _edge_row(
+            row["claim_id"], row["evidence_id"], row["start"], row["end"], row["source_id"]
+        )
+        mcitations.append(
+            ClaimCitation(
+                claim_id=_p(row["claim_id"]),
+                source_span=span,
+                citation_id="sha256:" + hashlib.sha256(encoded).hexdigest(),
+            )
+        )
+    return check_citation_minimality(
+        source,
+        mclaims,
+        mcitations,
+        limits=Limits(claims=max(1, len(mclaims)), citations=max(1, len(mcitations))),
+    )
+
+
+def _evaluate(
+    summary: str,
+    source: str,
+    claims: Any,
+    evidence: Any,
+    limits: dict[str, Any],
+    protected_surfaces: Any,
+    review_import: Any,
+    adjudications: Any,
+    spans: dict[Any, tuple[int, int]] | None,
+) -> tuple[GateCheck, ...]:
+    from citelens.summary_citations._api import build_summary_citation_report
+    from citelens.support._api import compute_citation_support_metrics
+
+    if review_import is not None:
+        if type(review_import) is not ImportedSummaryReview or adjudications is not None:
+            raise ValueError
+        if not review_import.matches(claims, evidence, summary=summary, source=source):
+            raise ValueError
+        support = compute_citation_support_metrics(
+            claims, evidence, adjudications=review_import.adjudications
+        )
+    else:
+        support = compute_citation_support_metrics(claims, evidence, adjudications=adjudications)
+    coverage = build_summary_citation_report(claims, evidence)
+    minimality = None if spans is None else _minimality(source, support, spans)
+    leakage = check_identifier_leakage(summary, protected_surfaces)
+
+    checks = [
+        GateCheck(
+            "summary_machine_spans",
+            bool(support.deterministic.passed),
+            "machine_span_checks",
+            support.deterministic.to_dict(),
+        )
+    ]
+    coverage_min = limits["summary_citation_coverage_min"]
+    checks.append(
+        GateCheck(
+            "summary_citation_coverage",
+            bool(coverage.passed and coverage.coverage >= coverage_min),
+            "measured" if coverage.passed else "summary_citation_failure",
+            {"threshold": coverage_min, "value": coverage.coverage},
+        )
+    )
+    if minimality is not None:
+        flagged_max = limits["citation_minimality_flagged_max"]
+        checks.append(
+            GateCheck(
+                "summary_citation_minimality",
+                bool(minimality.flagged_count <= flagged_max),
+                "measured",
+                {"threshold": flagged_max, "value": minimality.flagged_count},
+            )
+        )
+    support_min = limits["citation_support_min"]
+    if review_import is None or review_import.reviewer_evidence_available:
+        value = support.support_recall
+    else:
+        value = None
+    if value is not None:
+        reason = "measured"
+    elif review_import is None:
+        reason = "missing_adjudication"
+    elif review_import.evidence_kind == "synthetic":
+        reason = "synthetic_review"
+    else:
+        reason = "unevaluable_review"
+    checks.append(
+        GateCheck(
+            "summary_citation_support",
+            value is not None and value >= support_min,
+            reason,
+            {"threshold": support_min, "value": value},
+        )
+    )
+    checks.append(GateCheck("summary_leakage", leakage.passed, "measured", leakage.to_dict()))
+    if review_import is not None:
+        available = review_import.reviewer_evidence_available
+        if available:
+            review_reason = "reviewer_evidence"
+        elif review_import.evidence_kind == "synthetic":
+            review_reason = "synthetic_review"
+        else:
+            review_reason = "unevaluable_review"
+        checks.append(
+            GateCheck("summary_review", available, review_reason, review_import.to_dict())
+        )
+    return tuple(checks)
+
+
+def evaluate_summary_gate(
+    *,
+    summary: str,
+    source: str,
+    claims: Sequence[Any],
+    evidence: Sequence[Any],
+    thresholds: Mapping[str, Any],
+    protected_surfaces: Sequence[str],
+    review_import: ImportedSummaryReview | None = None,
+    adjudications: Any = None,
+    required_spans: Mapping[Any, Sequence[int]] | None = None,
+) -> tuple[GateCheck, ...]:
+    """Evaluate the summary gate (review.md §11); never raises for bad input.
+
+    Invalid input returns the single failing ``summary_input`` check; empty claims or evidence
+    or a blank summary or source returns the single failing ``summary_evidence`` check.
+    """
+    failed = False
+    validated = None
+    try:
+        validated = _valid_inputs(
+            summary, source, claims, evidence, thresholds, protected_surfaces, required_spans
+        )
+    except Exception:
+        failed = True
+    if failed or validated is None:
+        return _INPUT_FAILURE
+    limits, spans = validated
+    if not claims or not evidence or not summary.strip() or not source.strip():
+        return _MISSING_EVIDENCE
+    checks: tuple[GateCheck, ...] = ()
+    try:
+        checks = _evaluate(
+            summary,
+            source,
+            claims,
+            evidence,
+            limits,
+            protected_surfaces,
+            review_import,
+            adjudications,
+            spans,
+        )
+    except Exception:
+        failed = True
+    if failed:
+        return _INPUT_FAILURE
+    return checks

@@ -1,0 +1,276 @@
+"""Argument coercion for summary citations (summary-citations.md §4.1–§4.4, §3 bounds).
+
+A claims or evidence argument becomes either a flat Arrow table (normalised column-wise later)
+or a list of Python records (read by the record walker). Failures raise private markers that
+carry no message; the public module turns them into fixed, unchained errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from citelens.io._files import (
+    ReadFailure,
+    data_file_suffix,
+    drop_nulls,
+    is_table_object,
+    read_data_file,
+)
+from citelens.io._files import read_table_object as _read_table_object
+from citelens.summary_citations._columnar import flat_claims_ok, flat_evidence_ok
+from citelens.summary_citations._walk import DIRECT_SPAN_KEYS, HINT_KEYS
+
+__all__ = ["Coerced", "InputProblem", "coerce"]
+
+_INT_TEXT = re.compile(r"-?[0-9]+")
+
+
+class InputProblem(Exception):
+    """Private marker: ``kind`` names the fixed message suffix; no input value is kept."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+
+@dataclass
+class Coerced:
+    """Either a flat table or a list of records (never both)."""
+
+    table: pa.Table | None
+    records: list[Any] | None
+
+    @property
+    def count(self) -> int:
+        """Number of records."""
+        if self.table is not None:
+            return int(self.table.num_rows)
+        return len(self.records or ())
+
+    def __repr__(self) -> str:
+        return f"Coerced(<{self.count} records>)"
+
+
+def _rows(table: pa.Table, source: str) -> list[Any]:
+    rows: list[Any] = []
+    ok = True
+    try:
+        rows = [drop_nulls(row) for row in table.to_pylist(maps_as_pydicts="lossy")]
+    except Exception:
+        ok = False
+    if not ok:
+        raise InputProblem(source)
+    return rows
+
+
+def _type_csv_offsets(table: pa.Table) -> pa.Table | list[Any]:
+    """CSV typing (§4.3): offset cells matching ``-?[0-9]+`` become ints, others stay text."""
+    names = [n for n in table.column_names if n in DIRECT_SPAN_KEYS]
+    if not names:
+        return table
+    for name in names:
+        col = table.column(name)
+        if col.null_count == len(col):
+            continue
+        matches = pc.match_substring_regex(col, r"^-?[0-9]+$")
+        if not pc.all(pc.fill_null(matches, True)).as_py():
+            break
+        try:
+            typed = pc.cast(col, pa.int64())
+        except Exception:
+            break
+        table = table.set_column(table.column_names.index(name), name, typed)
+    else:
+        return table
+    # Mixed column (or beyond int64): convert row by row, exactly.
+    rows = _rows(table, "file")
+    for row in rows:
+        for name in names:
+            cell = row.get(name)
+            if isinstance(cell, str) and _INT_TEXT.fullmatch(cell):
+                row[name] = int(cell)
+    return rows
+
+
+def _has_temporal(data_type: pa.DataType) -> bool:
+    if pa.types.is_temporal(data_type):
+        return True
+    if pa.types.is_struct(data_type):
+        return any(_has_temporal(data_type.field(i).type) for i in range(data_type.num_fields))
+    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        return _has_temporal(data_type.value_type)
+    return False
+
+
+def _reject_constant(_: str) -> Any:
+    raise ValueError()
+
+
+def _jsonl_values(path: Any) -> list[Any]:
+    """JSON Lines read as Python values (§4.3), used when Arrow's reader typed a string
+    column as a timestamp (Arrow infers timestamps from ISO-like strings)."""
+    values: list[Any] = []
+    failed = False
+    try:
+        with open(os.fspath(path), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        text = text.removeprefix("\ufeff")
+        for line in text.split("\n"):
+            line = line.removesuffix("\r")
+            if not line.strip(" \t\r"):
+                continue
+            values.append(drop_nulls(json.loads(line, parse_constant=_reject_constant)))
+    except Exception:
+        failed = True
+    if failed:
+        raise InputProblem("file")
+    return values
+
+
+def _from_table(table: pa.Table, limit: int, claims: bool, source: str) -> Coerced:
+    if table.num_rows > limit:
+        raise InputProblem("limit")
+    flat = flat_claims_ok(table.schema) if claims else flat_evidence_ok(table.schema)
+    if flat:
+        return Coerced(table, None)
+    return Coerced(None, _rows(table, source))
+
+
+def _from_mapping(value: Mapping[Any, Any], limit: int, claims: bool) -> list[Any]:
+    hinted = False
+    entries: list[tuple[Any, Any]] = []
+    ok = True
+    try:
+        for key, item in value.items():
+            if item is not None and str(key) in HINT_KEYS:
+                hinted = True
+                break
+        if not hinted:
+            for key, item in value.items():
+                entries.append((key, item))
+                if len(entries) > limit:
+                    break
+    except Exception:
+        ok = False
+    if not ok:
+        raise InputProblem("access")
+    if hinted:
+        return [value]
+    if len(entries) > limit:
+        raise InputProblem("limit")
+    records: list[Any] = []
+    try:
+        for key, item in entries:
+            if isinstance(item, Mapping):
+                record = dict(item.items())
+                if record.get("id") is None:
+                    record["id"] = key
+                records.append(record)
+            elif claims:
+                records.append({"id": key, "claim": item})
+            else:
+                records.append({"id": key, "value": item})
+    except Exception:
+        ok = False
+    if not ok:
+        raise InputProblem("access")
+    return records
+
+
+def _iterate(value: Any, limit: int) -> list[Any]:
+    if type(value) is list or type(value) is tuple:
+        # Exact lists and tuples cannot raise while iterated; bound them by length.
+        if len(value) > limit:
+            raise InputProblem("limit")
+        return list(value)
+    items: list[Any] = []
+    failed = False
+    try:
+        iterator = iter(value)
+    except Exception:
+        failed = True
+    if failed:
+        raise InputProblem("collection")
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        except Exception:
+            failed = True
+            break
+        items.append(item)
+        if len(items) > limit:
+            raise InputProblem("limit")
+    if failed:
+        raise InputProblem("collection")
+    return items
+
+
+def _content(value: Any, limit: int, claims: bool) -> Coerced:
+    """Coerce a decoded file's content (§4.3): never re-read as a path."""
+    if value is None:
+        return Coerced(None, [])
+    if isinstance(value, pa.Table):
+        return _from_table(value, limit, claims, "file")
+    if isinstance(value, Mapping):
+        return Coerced(None, _from_mapping(value, limit, claims))
+    if isinstance(value, str):
+        return Coerced(None, [value])
+    if isinstance(value, list):
+        if len(value) > limit:
+            raise InputProblem("limit")
+        return Coerced(None, value)
+    raise InputProblem("collection")
+
+
+def coerce(value: Any, limit: int, claims: bool) -> Coerced:
+    """Turn one claims/evidence argument into records (§4.2), enforcing ``limit``."""
+    if value is None:
+        return Coerced(None, [])
+    suffix = data_file_suffix(value)
+    if suffix is not None:
+        failed = False
+        content: Any = None
+        try:
+            content = read_data_file(value, limit)
+        except ReadFailure:
+            failed = True
+        if failed:
+            raise InputProblem("file")
+        if (
+            suffix in (".jsonl", ".ndjson")
+            and isinstance(content, pa.Table)
+            and any(_has_temporal(field.type) for field in content.schema)
+        ):
+            content = _jsonl_values(value)
+        if suffix == ".csv" and isinstance(content, pa.Table):
+            if content.num_rows > limit:
+                raise InputProblem("limit")
+            content = _type_csv_offsets(content)
+        return _content(content, limit, claims)
+    if isinstance(value, os.PathLike):
+        raise InputProblem("file_type")
+    if is_table_object(value):
+        failed = False
+        table: pa.Table | None = None
+        try:
+            table = _read_table_object(value, limit)
+        except ReadFailure:
+            failed = True
+        if failed or table is None:
+            raise InputProblem("table")
+        return _from_table(table, limit, claims, "table")
+    if isinstance(value, Mapping):
+        return Coerced(None, _from_mapping(value, limit, claims))
+    if isinstance(value, str | bytes):
+        return Coerced(None, [value])
+    return Coerced(None, _iterate(value, limit))

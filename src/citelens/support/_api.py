@@ -1,0 +1,513 @@
+"""Claim-level citation support metrics (contract ``support-metrics.md``).
+
+``compute_citation_support_metrics`` turns claims, evidence, citations and adjudications (Python
+records, typed records, Arrow tables, Polars frames or data files) into four canonical Arrow
+tables, then evaluates span checks, reason codes, orphans, unused evidence and adjudication
+metrics as joins and group-bys over them. Reports hold counts, rates, fixed labels and SHA-256
+digests only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from citelens._pseudonym import pseudonymise
+from citelens.errors import CitationSupportError, CitelensError, LimitsError
+from citelens.io import _files as _io
+from citelens.limits import Limits
+from citelens.support._columnar import (
+    adjudications_from_table,
+    citations_from_table,
+    claims_from_table,
+    empty_frame,
+    evidence_from_table,
+    python_records_table,
+    type_csv_table,
+)
+from citelens.support._digest import support_digests
+from citelens.support._kernel import DOC, REASON_CODES, KernelResult, run_kernel
+from citelens.support._records import (
+    AtomicClaim,
+    Citation,
+    ClinicianAdjudication,
+    EvidenceSpan,
+    bounded_items,
+)
+from citelens.support._report import (
+    DISCLAIMER,
+    SCHEMA_VERSION,
+    SUITE,
+    CitationSupportReport,
+    ClinicianAdjudicationMetrics,
+    DeterministicSpanChecks,
+    SupportTables,
+    _guard,
+)
+from citelens.support._rows import (
+    adjudication_rows,
+    citation_rows,
+    claim_rows,
+    evidence_rows,
+    source_length_rows,
+)
+from citelens.support._rules import fail
+from citelens.support._schema import ADJUDICATION_SCHEMA, CLAIM_SCHEMA, EDGE_SCHEMA, EVIDENCE_SCHEMA
+
+__all__ = [
+    "ADJUDICATION_LABELS",
+    "DISCLAIMER",
+    "REASON_CODES",
+    "SCHEMA_VERSION",
+    "SUITE",
+    "AtomicClaim",
+    "Citation",
+    "CitationSupportError",
+    "CitationSupportReport",
+    "CitelensError",
+    "ClinicianAdjudication",
+    "ClinicianAdjudicationMetrics",
+    "DeterministicSpanChecks",
+    "EvidenceSpan",
+    "Limits",
+    "LimitsError",
+    "SupportTables",
+    "compute_citation_support_metrics",
+]
+
+ADJUDICATION_LABELS: tuple[str, ...] = ("supports", "contradicts", "irrelevant", "unclear")
+
+DEFAULT_CLAIMS = 100_000
+DEFAULT_EVIDENCE = 200_000
+DEFAULT_CITATIONS = 500_000
+DEFAULT_ADJUDICATIONS = 500_000
+
+
+class _Bounds:
+    def __init__(self, limits: Limits) -> None:
+        self.claims = limits.resolve("claims", DEFAULT_CLAIMS)
+        self.evidence = limits.resolve("evidence", DEFAULT_EVIDENCE)
+        self.citations = limits.resolve("citations", DEFAULT_CITATIONS)
+        self.adjudications = limits.resolve("adjudications", DEFAULT_ADJUDICATIONS)
+
+
+# -- collection classification (§3.2, §4) -----------------------------------------------------
+
+_EMPTY = ("empty", None)
+
+
+def _classify(value: Any, name: str, limit: int) -> tuple[str, Any]:
+    """``("empty"|"table"|"rows"|"mapping"|"json_object", payload)`` for a collection."""
+    if value is None:
+        return _EMPTY
+    suffix = _io.data_file_suffix(value)
+    content: Any = None
+    if _io.is_table_object(value) or suffix is not None:
+        unreadable = False
+        try:
+            if suffix is not None:
+                content = _io.read_data_file(value, limit)
+            else:
+                content = _io.read_table_object(value, limit)
+        except _io.ReadFailure:
+            unreadable = True
+        if unreadable:
+            raise fail(f"{name} must be an iterable of records", "collection")
+        if isinstance(content, pa.Table):
+            if content.num_rows > limit:
+                raise fail(f"{name} exceeds the record limit", "limit")
+            if suffix == ".csv":
+                typed = type_csv_table(content)
+                if isinstance(typed, list):
+                    return "rows", typed
+                content = typed
+            return "table", content
+        if suffix == ".json":
+            if isinstance(content, list):
+                content = [_io.drop_nulls(item) for item in content]
+            elif isinstance(content, dict):
+                return "json_object", content
+            else:
+                raise fail(f"{name} must be an iterable of records", "collection")
+        items = bounded_items(content, name, limit)
+        return "rows", items
+    if isinstance(value, str | bytes | bytearray):
+        raise fail(f"{name} must be an iterable of records", "collection")
+    if isinstance(value, Mapping):
+        return "mapping", value
+    return "rows", bounded_items(value, name, limit)
+
+
+def _json_object(content: dict[str, Any], record_keys: frozenset[str]) -> dict[str, Any]:
+    """A ``.json`` object: one record (nulls dropped) or a compact mapping (entries kept)."""
+    if any(key in content for key in record_keys):
+        dropped: dict[str, Any] = _io.drop_nulls(content)
+        return dropped
+    return {key: _io.drop_nulls(entry) for key, entry in content.items()}
+
+
+def _with_doc(frame: pl.DataFrame, document: int) -> pl.DataFrame:
+    return frame.with_columns(pl.lit(document, dtype=pl.UInt32).alias(DOC))
+
+
+def _polars(value: Any) -> Any:
+    """Row-path Arrow tables become Polars frames; tuples convert element-wise."""
+    if isinstance(value, tuple):
+        return tuple(_polars(item) for item in value)
+    if isinstance(value, pa.Table):
+        frame = pl.from_arrow(value)
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+    return value
+
+
+def _stage(
+    value: Any,
+    name: str,
+    limit: int,
+    record_keys: frozenset[str],
+    empty: tuple[pa.Schema, ...],
+    fast: Callable[[pa.Table], Any],
+    rows: Callable[[Any], Any],
+) -> Any:
+    """One collection stage: classify, then evaluate columnar when the collection is inside
+    the exact columnar domain, else by the row rules (which also name the first defect)."""
+    kind, payload = _classify(value, name, limit)
+    if kind == "empty":
+        frames = tuple(empty_frame(schema) for schema in empty)
+        return frames if len(frames) > 1 else frames[0]
+    if kind == "json_object":
+        return _polars(rows(_json_object(payload, record_keys)))
+    if kind == "table":
+        result = fast(payload)
+        return result if result is not None else _polars(rows(_io.table_rows(payload)))
+    if kind == "rows":
+        table = python_records_table(payload)
+        result = fast(table) if table is not None else None
+        if result is not None:
+            return result
+    return _polars(rows(payload))
+
+
+def _compute(
+    claims: Any,
+    evidence: Any,
+    citations: Any,
+    adjudications: Any,
+    source_lengths: Any,
+    bounds: _Bounds,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    from citelens.support._rows import (
+        ADJUDICATION_RECORD_KEYS,
+        CITATION_RECORD_KEYS,
+        CLAIM_RECORD_KEYS,
+        EVIDENCE_RECORD_KEYS,
+    )
+
+    lengths = source_length_rows(source_lengths, bounds.evidence)
+
+    # Stage 2: claims.
+    claim_table, embedded_edges = _stage(
+        claims,
+        "claim collection",
+        bounds.claims,
+        CLAIM_RECORD_KEYS,
+        (CLAIM_SCHEMA, EDGE_SCHEMA),
+        lambda t: claims_from_table(t, bounds.citations, lengths),
+        lambda v: claim_rows(
+            v, claim_limit=bounds.claims, citation_limit=bounds.citations, source_lengths=lengths
+        ),
+    )
+    # Stage 3: evidence.
+    evidence_table, embedded_adj = _stage(
+        evidence,
+        "evidence collection",
+        bounds.evidence,
+        EVIDENCE_RECORD_KEYS,
+        (EVIDENCE_SCHEMA, ADJUDICATION_SCHEMA),
+        lambda t: evidence_from_table(t, lengths),
+        lambda v: evidence_rows(
+            v,
+            evidence_limit=bounds.evidence,
+            adjudication_limit=bounds.adjudications,
+            source_lengths=lengths,
+        ),
+    )
+
+    # Stages 4-5: duplicate identifiers.
+    claim_frame = _with_doc(claim_table, 0)
+    evidence_frame = _with_doc(evidence_table, 0)
+    if claim_frame.height != claim_frame["claim_id"].n_unique():
+        raise fail("duplicate claim identifiers", "reference")
+    if evidence_frame.height != evidence_frame["evidence_id"].n_unique():
+        raise fail("duplicate evidence identifiers", "reference")
+
+    # Stage 6-7: explicit citations and the combined edge bound.
+    explicit_edges = _stage(
+        citations,
+        "citation collection",
+        bounds.citations,
+        CITATION_RECORD_KEYS,
+        (EDGE_SCHEMA,),
+        citations_from_table,
+        lambda v: citation_rows(v, citation_limit=bounds.citations),
+    )
+    if embedded_edges.height + explicit_edges.height > bounds.citations:
+        raise fail("citation collection exceeds the record limit", "limit")
+    edge_frame = _with_doc(pl.concat([embedded_edges, explicit_edges]), 0)
+
+    # Stages 9-10: explicit adjudications and the combined bound.
+    explicit_adj = _stage(
+        adjudications,
+        "adjudication collection",
+        bounds.adjudications,
+        ADJUDICATION_RECORD_KEYS,
+        (ADJUDICATION_SCHEMA,),
+        adjudications_from_table,
+        lambda v: adjudication_rows(v, adjudication_limit=bounds.adjudications),
+    )
+    if embedded_adj.height + explicit_adj.height > bounds.adjudications:
+        raise fail("adjudication collection exceeds the record limit", "limit")
+    adjudication_frame = _with_doc(pl.concat([embedded_adj, explicit_adj]), 0)
+    return claim_frame, evidence_frame, edge_frame, adjudication_frame
+
+
+def _section_values(
+    row: dict[str, int],
+) -> tuple[DeterministicSpanChecks, ClinicianAdjudicationMetrics]:
+    claim_count = row["claim_count"]
+    evidence_count = row["evidence_count"]
+    valid_claims = row["valid_claim_span_count"]
+    missing_claims = row["missing_claim_span_count"]
+    valid_evidence = row["valid_evidence_span_count"]
+    missing_evidence = row["missing_evidence_span_count"]
+    reasons = {code: row[f"reason_{code}"] for code in REASON_CODES if row[f"reason_{code}"]}
+    citation_count = row["citation_count"]
+    valid_citations = row["valid_citation_count"]
+    deterministic = DeterministicSpanChecks(
+        claim_span_count=claim_count - missing_claims,
+        valid_claim_span_count=valid_claims,
+        missing_claim_span_count=missing_claims,
+        invalid_claim_span_count=claim_count - missing_claims - valid_claims,
+        evidence_span_count=evidence_count - missing_evidence,
+        valid_evidence_span_count=valid_evidence,
+        missing_evidence_span_count=missing_evidence,
+        invalid_evidence_span_count=evidence_count - missing_evidence - valid_evidence,
+        citation_count=citation_count,
+        valid_citation_count=valid_citations,
+        invalid_citation_count=citation_count - valid_citations,
+        duplicate_citation_count=row["duplicate_citation_count"],
+        invalid_citation_reasons=reasons,
+    )
+    r = row["adjudicated_citation_count"]
+    supporting = row["label_supports"]
+    supported_claims = row["supported_claim_count"]
+    adjudication = ClinicianAdjudicationMetrics(
+        available=row["adjudication_row_count"] > 0,
+        adjudicated_citation_count=r,
+        unadjudicated_citation_count=valid_citations - r,
+        adjudicated_claim_count=row["adjudicated_claim_count"],
+        unadjudicated_claim_count=claim_count - row["adjudicated_claim_count"],
+        supporting_citation_count=supporting,
+        contradicting_citation_count=row["label_contradicts"],
+        irrelevant_citation_count=row["label_irrelevant"],
+        unclear_citation_count=row["label_unclear"],
+        supported_claim_count=supported_claims,
+        citation_precision=supporting / r if r else None,
+        support_recall=supported_claims / claim_count if r and claim_count else None,
+        adjudication_coverage=r / valid_citations if valid_citations else 0.0,
+        unmatched_adjudication_count=row["unmatched_adjudication_count"],
+        conflicting_adjudication_count=row["conflicting_adjudication_count"],
+        label_counts={name: row[f"label_{name}"] for name in ADJUDICATION_LABELS},
+    )
+    return deterministic, adjudication
+
+
+def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
+    def build(raw_identifiers: bool) -> SupportTables:
+        def ids(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+            if raw_identifiers:
+                return frame
+            return pseudonymise(frame, columns)
+
+        claims = (
+            ids(kernel.claims, ["claim_id", "source_id", "claim_type"])
+            .select(
+                "claim_id",
+                "start",
+                "end",
+                "source_id",
+                "source_length",
+                "claim_type",
+                "span_status",
+                "orphan",
+                "adjudicated",
+                "supported",
+            )
+            .sort("claim_id")
+        )
+        evidence = (
+            ids(kernel.evidence, ["evidence_id", "source_id"])
+            .select(
+                "evidence_id", "start", "end", "source_id", "source_length", "span_status", "used"
+            )
+            .sort("evidence_id")
+        )
+        key = ["claim_id", "evidence_id", "start", "end", "source_id"]
+        edges = (
+            ids(kernel.edges, ["claim_id", "evidence_id", "source_id"])
+            .select(*key, "multiplicity", "reason", "valid", "label")
+            .sort(key, nulls_last=False)
+        )
+        adjudications = (
+            ids(kernel.adjudications, ["claim_id", "evidence_id"])
+            .select("claim_id", "evidence_id", "label", "origin", "matched")
+            .with_columns(
+                pl.col("label")
+                .replace_strict(dict(zip(ADJUDICATION_LABELS, range(4))), return_dtype=pl.UInt8)
+                .alias("_code")
+            )
+            .sort(["claim_id", "evidence_id", "_code", "origin"])
+            .drop("_code")
+        )
+        return SupportTables(
+            claims=_arrow(claims, _CLAIM_OUT),
+            evidence=_arrow(evidence, _EVIDENCE_OUT),
+            edges=_arrow(edges, _EDGE_OUT),
+            adjudications=_arrow(adjudications, _ADJ_OUT),
+        )
+
+    return build
+
+
+_S, _I, _B = pa.large_string(), pa.int64(), pa.bool_()
+_CLAIM_OUT = pa.schema(
+    [
+        pa.field("claim_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("source_length", _I),
+        pa.field("claim_type", _S, False),
+        pa.field("span_status", _S, False),
+        pa.field("orphan", _B, False),
+        pa.field("adjudicated", _B, False),
+        pa.field("supported", _B, False),
+    ]
+)
+_EVIDENCE_OUT = pa.schema(
+    [
+        pa.field("evidence_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("source_length", _I),
+        pa.field("span_status", _S, False),
+        pa.field("used", _B, False),
+    ]
+)
+_EDGE_OUT = pa.schema(
+    [
+        pa.field("claim_id", _S, False),
+        pa.field("evidence_id", _S, False),
+        pa.field("start", _I),
+        pa.field("end", _I),
+        pa.field("source_id", _S, False),
+        pa.field("multiplicity", _I, False),
+        pa.field("reason", _S),
+        pa.field("valid", _B, False),
+        pa.field("label", _S),
+    ]
+)
+_ADJ_OUT = pa.schema(
+    [
+        pa.field("claim_id", _S, False),
+        pa.field("evidence_id", _S, False),
+        pa.field("label", _S, False),
+        pa.field("origin", _S, False),
+        pa.field("matched", _B, False),
+    ]
+)
+
+
+def _arrow(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
+    table = frame.to_arrow()
+    return pa.Table.from_arrays([table.column(f.name).cast(f.type) for f in schema], schema=schema)
+
+
+def _evaluate(
+    claims: Any,
+    evidence: Any,
+    citations: Any,
+    adjudications: Any,
+    source_lengths: Any,
+    limits: Limits,
+) -> CitationSupportReport:
+    bounds = _Bounds(limits)
+    claim_frame, evidence_frame, edge_frame, adjudication_frame = _compute(
+        claims, evidence, citations, adjudications, source_lengths, bounds
+    )
+    documents = pl.DataFrame({DOC: [0]}, schema={DOC: pl.UInt32})
+    kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
+    row = {k: v for k, v in kernel.documents.row(0, named=True).items() if k != DOC}
+    deterministic, adjudication = _section_values(row)
+    digest_frame = support_digests(
+        documents[DOC].to_numpy(),
+        kernel.claims,
+        kernel.evidence,
+        kernel.edges,
+        kernel.adjudications,
+    )
+    digests = digest_frame.row(0, named=True)
+    report = CitationSupportReport(
+        claim_count=row["claim_count"],
+        evidence_count=row["evidence_count"],
+        citation_count=row["citation_count"],
+        orphan_claim_count=row["orphan_claim_count"],
+        unused_evidence_count=row["evidence_count"] - row["used_evidence_count"],
+        deterministic=deterministic,
+        adjudication=adjudication,
+        claim_digest=digests["claim_digest"],
+        evidence_digest=digests["evidence_digest"],
+        adjudication_digest=digests["adjudication_digest"],
+        input_digest=digests["input_digest"],
+    )
+    object.__setattr__(report, "_tables_builder", _tables_builder(kernel))
+    return report
+
+
+def compute_citation_support_metrics(
+    claims: Any,
+    evidence: Any = (),
+    citations: Any = None,
+    adjudications: Any = None,
+    *,
+    source_lengths: Any = None,
+    limits: Limits | None = None,
+) -> CitationSupportReport:
+    """Evaluate citation support for atomic claims.
+
+    Args:
+        claims: atomic claims (records, typed ``AtomicClaim``s, a compact mapping, an Arrow
+            table, a Polars frame or a data-file path).
+        evidence: evidence spans (same forms); ``None`` means none.
+        citations: explicit claim → evidence edges; ``None`` means none.
+        adjudications: reviewer labels for claim/evidence pairs; ``None`` = not supplied.
+        source_lengths: optional mapping source id → length, filling missing lengths.
+        limits: ``None`` or a :class:`citelens.Limits` raising or lowering the bounds.
+
+    Returns:
+        A :class:`CitationSupportReport` (counts, rates and digests only).
+
+    Raises:
+        CitationSupportError: a fixed catalogue message with a category, never chained.
+    """
+    if limits is not None and not isinstance(limits, Limits):
+        raise CitationSupportError("limits must be a Limits instance", "policy")
+    bounded = limits or Limits()
+    return _guard(
+        lambda: _evaluate(claims, evidence, citations, adjudications, source_lengths, bounded)
+    )
