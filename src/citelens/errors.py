@@ -15,6 +15,7 @@ __all__ = [
     "CitelensError",
     "CorpusError",
     "GoldError",
+    "InternalError",
     "LimitsError",
     "SummaryCitationError",
     "SummaryCitationGateError",
@@ -35,6 +36,7 @@ ERROR_CATEGORIES: tuple[str, ...] = (
     "io",
     "gate",
     "review",
+    "internal",
 )
 
 
@@ -51,6 +53,22 @@ class CitelensError(Exception):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.args[0], self.category))
+
+
+class InternalError(CitelensError, RuntimeError):
+    """An unexpected exception inside citelens: a bug or a broken environment, never bad input.
+
+    The message names the exception type only (``internal error (ComputeError)``), never a value;
+    the category is ``internal`` and the CLI exits with code 3.
+    """
+
+    def __init__(self, message: str, category: str = "internal") -> None:
+        super().__init__(message, category)
+
+    @classmethod
+    def of(cls, exc: BaseException) -> InternalError:
+        """The internal error for an unexpected exception (its type name only)."""
+        return cls(f"internal error ({type(exc).__name__})", "internal")
 
 
 class LimitsError(CitelensError, ValueError):

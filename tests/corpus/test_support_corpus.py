@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import citelens
 from citelens import corpus
 from citelens.cli import main
-from citelens.corpus import _api as corpus_api
+from citelens.corpus import _scan as corpus_scan
+from citelens.corpus import _support_mode as corpus_support_mode
 
 CANARY = "CANARY-7f3a-secret"
 
@@ -207,7 +208,7 @@ def test_results_identical_whatever_the_batch_size() -> None:
         assert edges.equals(outputs[0][2])
 
 
-def test_tiny_batches_are_processed_incrementally() -> None:
+def test_tiny_batches_are_processed_incrementally(monkeypatch: pytest.MonkeyPatch) -> None:
     # Bounded memory: with one document per batch, documents complete one batch at a time
     # (the progress callback sees every intermediate count), and each batch collects only its
     # own document's rows.
@@ -215,20 +216,18 @@ def test_tiny_batches_are_processed_incrementally() -> None:
     tables = as_tables(rows)
     seen: list[int] = []
     collected_rows: list[int] = []
-    original = corpus_api._collect
+    original = corpus_scan._collect
 
     def spy(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
         out = original(frame, role)
         collected_rows.append(out.height)
         return out
 
-    corpus_api._collect = spy  # type: ignore[assignment]
-    try:
-        result = corpus.run_support_corpus(
-            *tables.values(), batch_documents=1, progress=lambda done, total: seen.append(done)
-        )
-    finally:
-        corpus_api._collect = original  # type: ignore[assignment]
+    for module in (corpus_scan, corpus_support_mode):
+        monkeypatch.setattr(module, "_collect", spy)
+    result = corpus.run_support_corpus(
+        *tables.values(), batch_documents=1, progress=lambda done, total: seen.append(done)
+    )
     total = result.documents.num_rows
     assert seen == list(range(1, total + 1))
     biggest_document = max(

@@ -1,7 +1,8 @@
 """The ``citelens`` command line: one program, one subcommand per capability.
 
 Exit codes: 0 success, 1 a check or gate did not pass, 2 bad input or usage (a fixed-category
-message on stderr that never echoes input values).
+message on stderr that never echoes input values), 3 an internal error (a bug or a broken
+environment; the message names the exception type only).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+
+from citelens.errors import CitelensError, InternalError
 
 __all__ = ["main"]
 
@@ -35,7 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
             "summary citation consistency, citation minimality, blinded review and gold-set "
             "evaluation. Reports hold counts, fixed labels, offsets and SHA-256 digests only."
         ),
-        epilog="Exit codes: 0 success, 1 a check or gate did not pass, 2 bad input or usage.",
+        epilog=(
+            "Exit codes: 0 success, 1 a check or gate did not pass, 2 bad input or usage, "
+            "3 internal error (a bug or a broken environment, never bad input)."
+        ),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
@@ -55,7 +61,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
-    result: int = func(args)
+    internal: InternalError | None = None
+    try:
+        result: int = func(args)
+    except CitelensError as exc:
+        if not isinstance(exc, InternalError):
+            raise
+        internal = exc
+    except Exception as exc:  # a bug or a broken environment, never bad input
+        internal = InternalError.of(exc)
+    if internal is not None:
+        sys.stderr.write(f"citelens: error [{internal.category}]: {internal.args[0]}\n")
+        return 3
     return result
 
 

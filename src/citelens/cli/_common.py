@@ -10,12 +10,13 @@ from typing import TypeVar
 import pyarrow as pa
 
 from citelens._atomic import WriteFailure, parquet_bytes, write_many_atomic
-from citelens.errors import CitelensError
+from citelens.errors import CitelensError, InternalError
 from citelens.limits import Limits
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_INPUT",
+    "EXIT_INTERNAL",
     "EXIT_OK",
     "fail",
     "limits_from_args",
@@ -27,6 +28,7 @@ __all__ = [
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INPUT = 2
+EXIT_INTERNAL = 3
 
 T = TypeVar("T")
 
@@ -44,9 +46,10 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
 
 
 def fail(error: CitelensError) -> int:
-    """Print a fixed-category error line on stderr and return exit code 2."""
+    """Print a fixed-category error line on stderr; return exit code 2 (3 for an internal
+    error: a bug or a broken environment, never bad input)."""
     sys.stderr.write(f"citelens: error [{error.category}]: {error.args[0]}\n")
-    return EXIT_INPUT
+    return EXIT_INTERNAL if isinstance(error, InternalError) else EXIT_INPUT
 
 
 def progress(items: Iterable[T], total: int | None, label: str) -> Iterator[T]:

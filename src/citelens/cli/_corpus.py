@@ -153,7 +153,7 @@ def _role_path(args: argparse.Namespace, role: str) -> Path | None:
 def run_support(args: argparse.Namespace) -> int:
     """Run ``citelens corpus support``."""
     from citelens.cli._common import progress_callback
-    from citelens.corpus._api import run_support_corpus
+    from citelens.corpus import run_support_corpus
 
     try:
         limits = limits_from_args(args)
@@ -190,7 +190,7 @@ def run_support(args: argparse.Namespace) -> int:
 def run_minimality(args: argparse.Namespace) -> int:
     """Run ``citelens corpus minimality``."""
     from citelens.cli._common import progress_callback
-    from citelens.corpus._api import run_minimality_corpus
+    from citelens.corpus import run_minimality_corpus
 
     try:
         paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
@@ -219,7 +219,7 @@ def run_minimality(args: argparse.Namespace) -> int:
 def run_summary_citations(args: argparse.Namespace) -> int:
     """Run ``citelens corpus summary-citations``."""
     from citelens.cli._common import progress_callback
-    from citelens.corpus._api import run_summary_citations_corpus
+    from citelens.corpus import run_summary_citations_corpus
 
     try:
         limits = limits_from_args(args)

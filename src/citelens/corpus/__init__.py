@@ -9,18 +9,16 @@ The per-document contract is exactly that of :func:`citelens.compute_citation_su
 ``edges.parquet``.
 """
 
-from citelens.corpus._api import (
-    MINIMALITY_DOCUMENTS_SCHEMA,
-    SUMMARY_DOCUMENTS_SCHEMA,
-    SUPPORT_DOCUMENTS_SCHEMA,
-    CorpusError,
-    CorpusResult,
+from citelens.corpus._minimality_mode import MINIMALITY_DOCUMENTS_SCHEMA, run_minimality_corpus
+from citelens.corpus._outputs import CorpusResult
+from citelens.corpus._summary_mode import SUMMARY_DOCUMENTS_SCHEMA, run_summary_citations_corpus
+from citelens.corpus._support import SUPPORT_DOCUMENTS_SCHEMA
+from citelens.corpus._support_mode import (
     SupportCorpusResult,
     evaluate_support_tables,
-    run_minimality_corpus,
-    run_summary_citations_corpus,
     run_support_corpus,
 )
+from citelens.errors import CorpusError
 
 __all__ = [
     "MINIMALITY_DOCUMENTS_SCHEMA",

@@ -103,7 +103,7 @@ def _dry_run(schemas: Sequence[pa.Schema | None], limits: Limits | None) -> None
     """Run the local kernel on empty tables of the input schemas: the schema errors of the
     local engine (missing or non-text ``document_ref``, wrong column types) are raised here,
     on the driver, before any Spark job."""
-    from citelens.corpus._api import evaluate_support_tables
+    from citelens.corpus import evaluate_support_tables
 
     tables = [None if s is None else s.empty_table() for s in schemas]
     failure: tuple[str, str] | None = None
@@ -172,7 +172,7 @@ def evaluate_partition(
     A partition holds all rows of its documents (the corpus is repartitioned by
     ``document_ref``), so per-document results equal the local engine's.
     """
-    from citelens.corpus._api import evaluate_support_tables
+    from citelens.corpus import evaluate_support_tables
 
     collected = [batch for batch in batches if batch.num_rows]
     if not collected:

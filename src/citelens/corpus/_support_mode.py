@@ -1,0 +1,328 @@
+"""Corpus mode of citation support: documents.parquet, summary.json/.md and edges.parquet."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+from citelens._jsonout import canonical_json
+from citelens._pseudonym import pseudonymise
+from citelens.corpus._outputs import _score, _write_outputs
+from citelens.corpus._scan import (
+    _DEFAULT_BATCH_DOCUMENTS,
+    DOC,
+    _check_schema,
+    _collect,
+    _fail,
+    _is_csv,
+    _lazy,
+    _plan,
+)
+from citelens.corpus._support import (
+    EDGE_EXPORT_COLUMNS,
+    ROLES,
+    SUPPORT_DOCUMENTS_SCHEMA,
+    evaluate_support_frames,
+)
+from citelens.limits import Limits
+from citelens.support._kernel import REASON_CODES
+
+
+@dataclass(frozen=True)
+class SupportCorpusResult:
+    """The corpus outputs: one row per document, totals, and (optionally) edges."""
+
+    documents: pa.Table
+    summary: dict[str, Any]
+    edges: pa.Table | None = field(default=None, repr=False)
+
+    def summary_json(self) -> str:
+        """Canonical JSON of the corpus totals."""
+        return canonical_json(self.summary)
+
+    def summary_markdown(self) -> str:
+        """A Markdown view of the corpus totals (no identifiers other than document refs)."""
+        return _summary_markdown(self.summary)
+
+    def write(self, out_dir: object) -> list[Path]:
+        """Write documents.parquet, summary.json, summary.md (and edges.parquet) atomically,
+        as one unit: a failure leaves none of them half-written."""
+        return _write_outputs(
+            out_dir,
+            self.documents,
+            self.summary_json(),
+            self.summary_markdown(),
+            (("edges.parquet", self.edges),),
+        )
+
+    def __repr__(self) -> str:
+        return f"SupportCorpusResult(document_count={self.documents.num_rows})"
+
+
+def _documents_table(refs: pl.DataFrame, rows: pl.DataFrame, errors: pl.DataFrame) -> pa.Table:
+    ok = rows.join(refs, on=DOC, how="left").with_columns(
+        pl.lit("ok").alias("status"),
+        pl.lit(None, dtype=pl.String).alias("error_category"),
+        pl.lit(None, dtype=pl.String).alias("error_message"),
+    )
+    failed = errors.join(refs, on=DOC, how="left").with_columns(pl.lit("error").alias("status"))
+    combined = pl.concat([ok, failed], how="diagonal_relaxed").sort("document_ref")
+    arrow = combined.select(SUPPORT_DOCUMENTS_SCHEMA.names).to_arrow()
+    return pa.Table.from_arrays(
+        [arrow.column(f.name).cast(f.type) for f in SUPPORT_DOCUMENTS_SCHEMA],
+        schema=SUPPORT_DOCUMENTS_SCHEMA,
+    )
+
+
+def _summary(documents: pa.Table) -> dict[str, Any]:
+    frame = pl.from_arrow(documents)
+    assert isinstance(frame, pl.DataFrame)
+    ok = frame.filter(pl.col("status") == "ok")
+    d = "deterministic_span_checks."
+    a = "clinician_adjudication."
+
+    def total(name: str) -> int:
+        return int(ok[name].sum()) if ok.height else 0
+
+    adjudicated = total(a + "adjudicated_citation_count")
+    supporting = total(a + "supporting_citation_count")
+    claims = total("claim_count")
+    reviewed_claims_docs = ok.filter(pl.col(a + "adjudicated_citation_count") > 0)
+    supported = int(reviewed_claims_docs[a + "supported_claim_count"].sum()) if ok.height else 0
+    recall_claims = int(reviewed_claims_docs["claim_count"].sum()) if ok.height else 0
+    precision_values = ok["citation_precision"].drop_nulls()
+    recall_values = ok["support_recall"].drop_nulls()
+    reasons = {code: total(f"{d}invalid_citation_reasons.{code}") for code in REASON_CODES}
+    worst = (
+        ok.filter(pl.col(d + "invalid_citation_count") > 0)
+        .sort([d + "invalid_citation_count", "document_ref"], descending=[True, False])
+        .head(10)
+    )
+    errors = frame.filter(pl.col("status") == "error")
+    error_counts = (
+        errors.group_by("error_category", "error_message")
+        .len()
+        .sort("error_category", "error_message")
+    )
+    return {
+        "suite": "citation_support_corpus",
+        "schema_version": 1,
+        "document_count": frame.height,
+        "evaluated_document_count": ok.height,
+        "failed_document_count": errors.height,
+        "passed_document_count": int(ok[d + "passed"].sum()) if ok.height else 0,
+        "claim_count": claims,
+        "evidence_count": total("evidence_count"),
+        "citation_count": total("citation_count"),
+        "valid_citation_count": total(d + "valid_citation_count"),
+        "invalid_citation_count": total(d + "invalid_citation_count"),
+        "duplicate_citation_count": total(d + "duplicate_citation_count"),
+        "orphan_claim_count": total("orphan_claim_count"),
+        "unused_evidence_count": total("unused_evidence_count"),
+        "adjudicated_citation_count": adjudicated,
+        "invalid_citation_reasons": reasons,
+        "micro_citation_precision": supporting / adjudicated if adjudicated else None,
+        "micro_support_recall": supported / recall_claims if recall_claims else None,
+        "macro_citation_precision": (
+            float(precision_values.mean()) if precision_values.len() else None  # type: ignore[arg-type]
+        ),
+        "macro_support_recall": (
+            float(recall_values.mean()) if recall_values.len() else None  # type: ignore[arg-type]
+        ),
+        "worst_documents": [
+            {
+                "document_ref": row["document_ref"],
+                "invalid_citation_count": row[d + "invalid_citation_count"],
+            }
+            for row in worst.select("document_ref", d + "invalid_citation_count").to_dicts()
+        ],
+        "errors": [
+            {
+                "category": row["error_category"],
+                "message": row["error_message"],
+                "documents": row["len"],
+            }
+            for row in error_counts.to_dicts()
+        ],
+    }
+
+
+def _summary_markdown(summary: dict[str, Any]) -> str:
+    lines = [
+        "# Corpus citation support summary",
+        "",
+        "| Metric | Value |",
+        "| --- | ---: |",
+        f"| Documents | {summary['document_count']} |",
+        f"| Documents evaluated | {summary['evaluated_document_count']} |",
+        f"| Documents failed | {summary['failed_document_count']} |",
+        f"| Documents passing span checks | {summary['passed_document_count']} |",
+        f"| Atomic claims | {summary['claim_count']} |",
+        f"| Evidence spans | {summary['evidence_count']} |",
+        f"| Citation edges | {summary['citation_count']} |",
+        f"| Invalid citation edges | {summary['invalid_citation_count']} |",
+        f"| Citation precision (micro) | {_score(summary['micro_citation_precision'])} |",
+        f"| Citation precision (macro) | {_score(summary['macro_citation_precision'])} |",
+        f"| Support recall (micro) | {_score(summary['micro_support_recall'])} |",
+        f"| Support recall (macro) | {_score(summary['macro_support_recall'])} |",
+        "",
+        "## Invalid citation reasons",
+        "",
+        "| Reason | Edges |",
+        "| --- | ---: |",
+        *[f"| `{code}` | {count} |" for code, count in summary["invalid_citation_reasons"].items()],
+        "",
+        "## Documents with the most invalid citations",
+        "",
+        "| Document reference | Invalid edges |",
+        "| --- | ---: |",
+        *[
+            f"| `{row['document_ref']}` | {row['invalid_citation_count']} |"
+            for row in summary["worst_documents"]
+        ],
+        "",
+        "## Failed documents",
+        "",
+        "| Category | Message | Documents |",
+        "| --- | --- | ---: |",
+        *[f"| `{e['category']}` | {e['message']} | {e['documents']} |" for e in summary["errors"]],
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def run_support_corpus(
+    claims: Any,
+    evidence: Any = None,
+    citations: Any = None,
+    adjudications: Any = None,
+    *,
+    limits: Limits | None = None,
+    batch_documents: int = _DEFAULT_BATCH_DOCUMENTS,
+    edges: bool = False,
+    raw_identifiers: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> SupportCorpusResult:
+    """Evaluate citation support for every document of a corpus.
+
+    Documents are processed in batches of ``batch_documents`` (bounded memory); each batch is
+    one vectorised pass. ``edges=True`` also returns the edge-level table, identifiers
+    pseudonymised with SHA-256 unless ``raw_identifiers=True`` (such output must not be
+    published). ``progress(done, total)`` is called as documents complete.
+    """
+    if limits is not None and not isinstance(limits, Limits):
+        raise _fail("limits must be a Limits instance", "policy")
+    if type(batch_documents) is not int or batch_documents < 1:
+        raise _fail("batch_documents must be a positive integer", "policy")
+    limits = limits or Limits()
+    lazy = {
+        role: _lazy(value, role)
+        for role, value in zip(ROLES, (claims, evidence, citations, adjudications))
+    }
+    values = dict(zip(ROLES, (claims, evidence, citations, adjudications)))
+    frames = {
+        role: _check_schema(frame, role, _is_csv(values[role]))
+        for role, frame in lazy.items()
+        if frame is not None
+    }
+    if "claims" not in frames:
+        raise _fail("claims input could not be read", "input")
+    refs = _plan(frames)
+    total = refs.height
+    done = 0
+    rows: list[pl.DataFrame] = []
+    errors: list[pl.DataFrame] = []
+    edge_parts: list[pl.DataFrame] = []
+    for first in range(0, max(total, 1), batch_documents):
+        batch = refs.slice(first, batch_documents)
+        if batch.height == 0:
+            break
+        # Batches are contiguous in document_ref order, so a range predicate selects exactly
+        # the batch and lets Parquet readers skip row groups by their min/max statistics.
+        low, high = batch["document_ref"][0], batch["document_ref"][-1]
+        in_batch = (pl.col("document_ref") >= low) & (pl.col("document_ref") <= high)
+        tables: dict[str, pl.DataFrame] = {}
+        for role in ROLES:
+            if role in frames:
+                collected = _collect(frames[role].filter(in_batch), role)
+                tables[role] = collected.join(
+                    batch, on="document_ref", how="left", maintain_order="left"
+                ).drop("document_ref")
+            else:
+                tables[role] = pl.DataFrame(schema={DOC: pl.UInt32})
+
+        def tick(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress:
+                progress(done, total)
+
+        batch_rows, batch_errors, batch_edges = evaluate_support_frames(
+            tables, batch[DOC].to_numpy(), limits, keep_edges=edges, on_documents=tick
+        )
+        rows.append(batch_rows)
+        errors.append(batch_errors)
+        if batch_edges is not None:
+            edge_parts.append(batch_edges)
+    row_frame = pl.concat(rows) if rows else pl.DataFrame()
+    error_frame = (
+        pl.concat(errors)
+        if errors
+        else pl.DataFrame(
+            schema={DOC: pl.UInt32, "error_category": pl.String, "error_message": pl.String}
+        )
+    )
+    if not rows:
+        documents = SUPPORT_DOCUMENTS_SCHEMA.empty_table()
+    else:
+        documents = _documents_table(refs, row_frame, error_frame)
+    edge_table = None
+    if edges:
+        edge_frame = (
+            pl.concat(edge_parts, how="vertical_relaxed")
+            if edge_parts
+            else pl.DataFrame(schema={c: pl.String for c in EDGE_EXPORT_COLUMNS})
+        )
+        edge_frame = (
+            edge_frame.join(refs, on=DOC, how="left").select(
+                "document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC]
+            )
+            if edge_frame.height
+            else edge_frame.rename({DOC: "document_ref"})
+        )
+        if not raw_identifiers:
+            edge_frame = pseudonymise(edge_frame, ["claim_id", "evidence_id", "source_id"])
+        edge_table = edge_frame.sort(
+            ["document_ref", "claim_id", "evidence_id", "start", "end", "source_id"],
+            nulls_last=False,
+        ).to_arrow()
+    return SupportCorpusResult(documents=documents, summary=_summary(documents), edges=edge_table)
+
+
+def evaluate_support_tables(
+    claims: pa.Table,
+    evidence: pa.Table | None = None,
+    citations: pa.Table | None = None,
+    adjudications: pa.Table | None = None,
+    *,
+    limits: Limits | None = None,
+) -> pa.Table:
+    """Evaluate in-memory corpus tables (each with ``document_ref``); returns the documents
+    table (:data:`SUPPORT_DOCUMENTS_SCHEMA`), one row per document, sorted by reference.
+
+    This is the kernel entry point used per partition by :mod:`citelens.spark`.
+    """
+    result = run_support_corpus(
+        claims,
+        evidence,
+        citations,
+        adjudications,
+        limits=limits,
+        batch_documents=2**31 - 1,
+    )
+    return result.documents
