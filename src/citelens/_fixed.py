@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from citelens.errors import CitelensError, InternalError
 
-__all__ = ["attempt"]
+__all__ = ["ContractFailure", "attempt"]
 
 T = TypeVar("T")
 
@@ -28,6 +28,16 @@ def attempt(call: Callable[[], T]) -> T:
         return call()
     except CitelensError:
         raise
+    except _PASS_THROUGH:
+        raise
     except Exception as exc:  # not an input error: a bug or the environment
         internal = InternalError.of(exc)
     raise internal
+
+
+class ContractFailure(Exception):
+    """Base of the private markers a capability raises for a contract failure before turning
+    it into its own fixed error; :func:`attempt` lets them through."""
+
+
+_PASS_THROUGH: tuple[type[BaseException], ...] = (ContractFailure,)

@@ -11,7 +11,7 @@ import pytest
 
 from citelens.cli import main
 from citelens.errors import GoldError
-from citelens.gold import run
+from citelens.gold import report, run
 
 from ._helpers import qa_case, write_case
 
@@ -222,8 +222,6 @@ def test_every_gold_error_from_the_api(tmp_path: pathlib.Path) -> None:
     for kwargs, message, category in cases:
         err = _error(**kwargs)
         assert (str(err), err.category) == (message, category), kwargs
-    from citelens.gold import report
-
     with pytest.raises(GoldError) as info:
         report(results=tmp_path / "empty-results", stdout=io.StringIO())
     assert (str(info.value), info.value.category) == ("gold scorecard not found", "input")

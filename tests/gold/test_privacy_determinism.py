@@ -6,6 +6,7 @@ import io
 import json
 import pathlib
 import shutil
+import tempfile
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,8 +49,6 @@ def _card_without_time(card: dict[str, object]) -> str:
 @settings(max_examples=5, deadline=None)
 @given(st.permutations(sorted(p.name for p in (SAMPLES / "cases").glob("*.json"))))
 def test_file_creation_order_does_not_matter(order: list[str]) -> None:
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp) / "ds"
         (root / "cases").mkdir(parents=True)

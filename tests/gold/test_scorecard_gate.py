@@ -16,7 +16,7 @@ import pytest
 
 from citelens.cli import main
 from citelens.gold import HISTORY_SCHEMA, baseline_file_name, history_view_sql, run
-from citelens.gold._runner import _scorecard_path
+from citelens.gold._run import _scorecard_path
 
 from ._helpers import write_case
 

@@ -20,9 +20,9 @@ from citelens.review import (
     import_summary_review,
     render_blinded_packets,
 )
-from citelens.review._common import H, cj
-from citelens.review._export import Reject, export_impl
-from citelens.review._import import import_impl
+from citelens.review._common import DOMAIN_SEAL, H, cj, keyed_digest
+from citelens.review._export import REQUEST_KEYS, Reject, export_impl
+from citelens.review._import import _body_digest, import_impl
 from citelens.support import AtomicClaim, EvidenceSpan
 
 from . import _scenario as sc
@@ -144,8 +144,6 @@ def _import_code(document: Any, **override: Any) -> str:
 
 
 def _resealed(private: Any) -> SealedSummaryReview:
-    from citelens.review._common import DOMAIN_SEAL, keyed_digest
-
     text = cj(private)
     return SealedSummaryReview(text, keyed_digest(sc.KEY, DOMAIN_SEAL, text.encode()))
 
@@ -331,8 +329,6 @@ def test_imported_result_validation_and_matches() -> None:
 
 
 def test_serialisation_shortcuts_are_exact() -> None:
-    from citelens.review._import import REQUEST_KEYS, _body_digest
-
     request, sealed = SCENARIO.request, SCENARIO.sealed
     private = json.loads(sealed.private_json)
     assert sealed.private_json == cj({"request": request, "bindings": private["bindings"]})

@@ -12,7 +12,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from citelens.cli import _sql as cli_sql
+from citelens.cli import _run_sql as cli_sql
 from citelens.cli import main
 from citelens.sql import open_views
 

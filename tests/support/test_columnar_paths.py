@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citelens
+from citelens.io import table_rows
 from citelens.support import _api as support_module
 
 IDS = st.sampled_from(["a", "b", " a ", "c\u00a0", "1", "\u00e9t\u00e9", "", "x\ty", "e1", "e2"])
@@ -124,15 +125,19 @@ def outcome(*args: Any) -> str:
 
 
 def row_path_outcome(monkeypatch: pytest.MonkeyPatch, *args: Any) -> str:
+    """The outcome of the per-record rules (the reference): tables are read as their rows and
+    no collection reaches the columnar engine."""
+    classify = support_module._classify
+
+    def as_rows(value: Any, name: str, limit: int) -> tuple[str, Any]:
+        kind, payload = classify(value, name, limit)
+        if kind == "table":
+            return "rows", table_rows(payload)
+        return kind, payload
+
     with monkeypatch.context() as patch:
-        patch.setattr(support_module, "python_records_table", lambda items: None)
-        for name in (
-            "claims_from_table",
-            "evidence_from_table",
-            "citations_from_table",
-            "adjudications_from_table",
-        ):
-            patch.setattr(support_module, name, lambda *a, **k: None)
+        patch.setattr(support_module, "_classify", as_rows)
+        patch.setattr(support_module, "_engine_input", lambda *a: None)
         return outcome(*args)
 
 

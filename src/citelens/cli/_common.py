@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI subcommands."""
+"""Helpers shared by the CLI subcommands, light enough for parser modules: importing this
+module loads no engine (neither Polars, PyArrow, NumPy nor DuckDB)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-import pyarrow as pa
-
-from citelens._atomic import WriteFailure, parquet_bytes, write_many_atomic
 from citelens.errors import CitelensError, InternalError
 from citelens.limits import Limits
 
 __all__ = [
+    "COMMAND_HELP",
     "EXIT_FAILED",
     "EXIT_INPUT",
     "EXIT_INTERNAL",
@@ -22,7 +21,6 @@ __all__ = [
     "limits_from_args",
     "progress",
     "progress_callback",
-    "write_outputs",
 ]
 
 EXIT_OK = 0
@@ -31,6 +29,19 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 
 T = TypeVar("T")
+
+# The one-line help of every subcommand, in the order ``citelens --help`` lists them. The
+# top-level parser shows these without importing any command module; each module's
+# ``register`` passes its own entry as ``help=`` so the text exists once.
+COMMAND_HELP: dict[str, str] = {
+    "support": "citation support metrics: span checks, reason codes, precision and recall",
+    "review": "blinded summary review: render packets, export, sealed import, gate",
+    "gold": "gold-set evaluation harness: adapters, scorers, scorecards, regression gate",
+    "minimality": "check that each citation is no broader than its claim's required span",
+    "summary-citations": "check that every summary claim cites existing evidence exactly once",
+    "corpus": "evaluate many documents (keyed by document_ref) in one pass",
+    "sql": "SQL over corpus outputs: documents, reasons, edges, scorecards views",
+}
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
@@ -92,20 +103,3 @@ def progress_callback(label: str) -> Callable[[int, int], None] | None:
         stream.flush()
 
     return draw
-
-
-def write_outputs(outputs: list[tuple[object, str | pa.Table]], error: CitelensError) -> None:
-    """Write every output of one run as a unit: text as UTF-8, tables as Parquet, all staged
-    beside their targets before any is renamed, so a failing run leaves none behind.
-    ``error`` is the command's fixed ``io`` error, raised (unchained) on any failure."""
-    failed = False
-    try:
-        files = [
-            (path, content.encode("utf-8") if isinstance(content, str) else parquet_bytes(content))
-            for path, content in outputs
-        ]
-        write_many_atomic(files)
-    except WriteFailure:
-        failed = True
-    if failed:
-        raise error

@@ -1,25 +1,24 @@
-"""``citelens corpus``: evaluate a whole corpus of documents in one pass."""
+"""``citelens corpus``: the parser of the corpus modes (light: the engine is imported when a
+mode runs, by ``citelens.cli._run_corpus``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
-from citelens.errors import CitelensError
+from citelens.cli._common import COMMAND_HELP, EXIT_INPUT
 
-__all__ = ["register"]
+__all__ = ["SUPPORT_ROLES", "register"]
 
-_ROLES = ("claims", "evidence", "citations", "adjudications")
-_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc", ".jsonl", ".ndjson", ".csv")
+SUPPORT_ROLES = ("claims", "evidence", "citations", "adjudications")
+_RUN = "citelens.cli._run_corpus"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``corpus`` subcommand group."""
     parser = subparsers.add_parser(
         "corpus",
-        help="evaluate many documents (keyed by document_ref) in one pass",
+        help=COMMAND_HELP["corpus"],
         description=(
             "Evaluate a corpus: tables with a document_ref column, read from Parquet, Arrow "
             "IPC, JSONL or CSV files or directories of them (hive partitioning allowed). "
@@ -40,12 +39,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog=(
             "Exit codes: 0 outputs written; 1 --strict and a document failed or did not pass "
-            "its span checks; 2 bad input (a fixed-category message naming the input role)."
+            "its span checks; 2 bad input (a fixed-category message naming the input role); "
+            "3 internal error."
         ),
     )
     support.add_argument("input", nargs="?", metavar="INPUT", help="corpus directory")
     support.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    for role in _ROLES:
+    for role in SUPPORT_ROLES:
         support.add_argument(f"--{role}", metavar="PATH", help=f"{role} file or directory")
     support.add_argument(
         "--batch-documents",
@@ -62,12 +62,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --edges: keep raw identifiers (such files must not be published)",
     )
-    for name in _ROLES:
+    for name in SUPPORT_ROLES:
         support.add_argument(
             f"--max-{name}", type=int, metavar="N", help=f"per-document bound on {name}"
         )
     support.add_argument("--strict", action="store_true", help="exit 1 when any document fails")
-    support.set_defaults(func=run_support)
+    support.set_defaults(func=f"{_RUN}:run_support")
 
     minimality = modes.add_parser(
         "minimality",
@@ -90,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     minimality.add_argument("--batch-documents", type=int, default=20_000, metavar="N")
     minimality.add_argument("--strict", action="store_true")
-    minimality.set_defaults(func=run_minimality)
+    minimality.set_defaults(func=f"{_RUN}:run_minimality")
 
     summary = modes.add_parser(
         "summary-citations",
@@ -125,125 +125,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     summary.add_argument(
         "--strict", action="store_true", help="exit 1 when any document fails or does not pass"
     )
-    summary.set_defaults(func=run_summary_citations)
+    summary.set_defaults(func=f"{_RUN}:run_summary_citations")
     parser.set_defaults(func=lambda args: _usage(parser))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
-    return 2
-
-
-def _role_path(args: argparse.Namespace, role: str) -> Path | None:
-    explicit = getattr(args, role)
-    if explicit:
-        return Path(explicit)
-    if not args.input:
-        return None
-    root = Path(args.input)
-    if (root / role).is_dir():
-        return root / role
-    for suffix in _SUFFIXES:
-        candidate = root / f"{role}{suffix}"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def run_support(args: argparse.Namespace) -> int:
-    """Run ``citelens corpus support``."""
-    from citelens.cli._common import progress_callback
-    from citelens.corpus import run_support_corpus
-
-    try:
-        limits = limits_from_args(args)
-        paths = {role: _role_path(args, role) for role in _ROLES}
-        result = run_support_corpus(
-            paths["claims"],
-            paths["evidence"],
-            paths["citations"],
-            paths["adjudications"],
-            limits=limits,
-            batch_documents=args.batch_documents,
-            edges=args.edges,
-            raw_identifiers=args.raw_identifiers,
-            progress=progress_callback("documents"),
-        )
-        result.write(args.out)
-    except CitelensError as error:
-        return fail(error)
-    summary = result.summary
-    sys.stdout.write(
-        f"documents: {summary['document_count']} "
-        f"(evaluated {summary['evaluated_document_count']}, "
-        f"failed {summary['failed_document_count']}, "
-        f"passing span checks {summary['passed_document_count']})\n"
-    )
-    if args.strict and (
-        summary["failed_document_count"]
-        or summary["passed_document_count"] != summary["evaluated_document_count"]
-    ):
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-def run_minimality(args: argparse.Namespace) -> int:
-    """Run ``citelens corpus minimality``."""
-    from citelens.cli._common import progress_callback
-    from citelens.corpus import run_minimality_corpus
-
-    try:
-        paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
-        result = run_minimality_corpus(
-            paths["documents"],
-            paths["claims"],
-            paths["citations"],
-            max_excess_tokens=args.max_excess_tokens,
-            batch_documents=args.batch_documents,
-            progress=progress_callback("documents"),
-        )
-        result.write(args.out)
-    except CitelensError as error:
-        return fail(error)
-    totals = result.summary["totals"]
-    sys.stdout.write(
-        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
-        f"failed {totals['documents_failed']}); citations: {totals['citations']}, "
-        f"flagged {totals['flagged']}\n"
-    )
-    if args.strict and (totals["flagged"] or totals["documents_failed"]):
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-def run_summary_citations(args: argparse.Namespace) -> int:
-    """Run ``citelens corpus summary-citations``."""
-    from citelens.cli._common import progress_callback
-    from citelens.corpus import run_summary_citations_corpus
-
-    try:
-        limits = limits_from_args(args)
-        paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
-        result = run_summary_citations_corpus(
-            paths["claims"],
-            paths["evidence"],
-            limits=limits,
-            batch_documents=args.batch_documents,
-            progress=progress_callback("documents"),
-        )
-        result.write(args.out)
-    except CitelensError as error:
-        return fail(error)
-    totals = result.summary["totals"]
-    coverage = totals["micro_coverage"]
-    shown = "n/a" if coverage is None else f"{coverage:.4f}"
-    sys.stdout.write(
-        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
-        f"failed {totals['documents_failed']}, passing {totals['documents_passing']}); "
-        f"claims: {totals['claims']}, coverage (micro) {shown}\n"
-    )
-    if args.strict and (
-        totals["documents_failed"] or totals["documents_passing"] != totals["documents_evaluated"]
-    ):
-        return EXIT_FAILED
-    return EXIT_OK
+    return EXIT_INPUT

@@ -1,4 +1,12 @@
-"""``citelens gold …``: run the gold-set evaluation harness (gold-harness.md §9)."""
+"""``citelens gold …``: run the gold-set evaluation harness (gold-harness.md §9).
+
+Exit codes: 0 done (with ``--ci``: the gate passed), 1 ``--ci`` and the gate failed, 2 a usage or
+input error (the diagnostics of §9.9 on stderr), 3 an internal error (a bug or a broken
+environment; the message names the exception type only, never its text).
+
+Importing this module loads no engine (pyarrow, polars, duckdb): the gold modules are imported by
+the functions that run a command, and only there.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +14,21 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from collections.abc import Mapping
+from typing import IO, Any
 
 from citelens import __version__
-from citelens.gold import check_adapter, check_dataset, detect_citations
-from citelens.gold._runner import FORMATS, report_cli, run_cli
+from citelens.errors import GoldError
 
 __all__ = ["register"]
+
+# The ``--format`` choices of ``citelens gold run`` (gold-harness.md §9.2); the runner checks the
+# same tuple for the library form (``citelens.gold._run.FORMATS``).
+FORMATS = ("console", "json", "markdown", "html")
+_EXIT_CODES = (
+    "Exit codes: 0 done, 1 --ci and the gate failed, 2 usage or input error, "
+    "3 internal error (a bug or a broken environment, never bad input)."
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,50 +38,92 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"citelens gold: {message}\n")
 
 
-def _internal(exc: Exception) -> int:
-    sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+def _diagnose(stderr: IO[str], lines: list[str], error: GoldError) -> int:
+    """Print a stopped run's diagnostics (or its error line when it has none); exit 2."""
+    if lines:
+        for line in lines:
+            stderr.write(line + "\n")
+    else:
+        stderr.write(f"citelens: error [{error.category}]: {error.args[0]}\n")
+    stderr.flush()
     return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def run_cli(env: dict[str, str], stdout: IO[str], stderr: IO[str], **kwargs: Any) -> int:
+    """``citelens gold run``: prints diagnostics and returns the exit code (0, 1 or 2).
+
+    An unexpected exception is not caught here: the CLI entry point reports it as an internal
+    error (exit 3).
+    """
+    from citelens.gold._outputs import Abort
+    from citelens.gold._run import execute
+
+    lines: list[str] = []
+    error: GoldError | None = None
+    code = 2
     try:
-        return run_cli(
-            dict(os.environ),
-            sys.stdout,
-            sys.stderr,
-            online=args.online,
-            adapter=args.adapter,
-            datasets=args.datasets,
-            results=args.results,
-            repeats=args.repeats,
-            model=args.model,
-            baseline=args.baseline,
-            ci=args.ci,
-            tolerance=args.tolerance or [],
-            format=args.format,
-            out=args.out,
-            repo=args.repo,
-        )
-    except Exception as exc:  # unexpected internal error: exit 2 (§9.9)
-        return _internal(exc)
+        code = execute(env, stdout, stderr, **kwargs).exit_code
+    except Abort as abort:
+        lines, error = abort.lines, abort.error
+    if error is not None:
+        return _diagnose(stderr, lines, error)
+    return code
+
+
+def report_cli(
+    scorecard: str | None,
+    results: str | None,
+    fmt: str,
+    out: str | None,
+    env: Mapping[str, str],
+    stdout: IO[str],
+    stderr: IO[str],
+) -> int:
+    """``citelens gold report``: render a saved scorecard; returns the exit code (0 or 2)."""
+    from citelens.gold._run import render_report
+
+    res = results or env.get("CITELENS_RESULTS") or "results"
+    code, lines, error = render_report(scorecard, res, fmt, out, stdout)
+    if error is not None:
+        return _diagnose(stderr, lines, error)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    return run_cli(
+        dict(os.environ),
+        sys.stdout,
+        sys.stderr,
+        online=args.online,
+        adapter=args.adapter,
+        datasets=args.datasets,
+        results=args.results,
+        repeats=args.repeats,
+        model=args.model,
+        baseline=args.baseline,
+        ci=args.ci,
+        tolerance=args.tolerance or [],
+        format=args.format,
+        out=args.out,
+        repo=args.repo,
+    )
 
 
 def _report(args: argparse.Namespace) -> int:
-    try:
-        return report_cli(
-            args.scorecard,
-            args.results,
-            args.format,
-            args.out,
-            os.environ,
-            sys.stdout,
-            sys.stderr,
-        )
-    except Exception as exc:
-        return _internal(exc)
+    return report_cli(
+        args.scorecard,
+        args.results,
+        args.format,
+        args.out,
+        os.environ,
+        sys.stdout,
+        sys.stderr,
+    )
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from citelens.gold import check_adapter, check_dataset
+
     check = check_dataset(args.datasets or os.environ.get("CITELENS_DATASETS") or None)
     if check.no_cases:
         sys.stderr.write(
@@ -100,6 +158,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _detect(args: argparse.Namespace) -> int:
+    from citelens.gold import detect_citations
+
     texts: list[str] = list(args.text or [])
     if not texts or texts == ["-"]:
         texts = []
@@ -128,12 +188,15 @@ def register(subparsers: Any) -> None:
         "gold",
         help="gold-set evaluation harness: adapters, scorers, scorecards, regression gate",
         description="Evaluate an evidence-grounded AI system against a hand-labelled gold set.",
+        epilog=_EXIT_CODES,
     )
     gold.add_argument("--version", action="version", version=f"citelens {__version__}")
     sub = gold.add_subparsers(dest="gold_command", metavar="COMMAND", parser_class=_Parser)
     gold.set_defaults(func=lambda _args: (gold.print_help(sys.stderr), 2)[1])
 
-    run = sub.add_parser("run", help="run the scorers, write a scorecard, apply the gate")
+    run = sub.add_parser(
+        "run", help="run the scorers, write a scorecard, apply the gate", epilog=_EXIT_CODES
+    )
     run.add_argument("--online", action="store_true", help="also run the online scorers")
     run.add_argument(
         "--adapter",

@@ -2,30 +2,34 @@
 
 Exit codes: 0 success (import: complete reviewer evidence; gate: every check passed), 1 the
 import is not complete reviewer evidence or the gate did not pass, 2 bad input (a fixed message
-on stderr that never echoes input values, paths or identifiers).
+on stderr that never echoes input values, paths or identifiers), 3 an internal error (a bug or a
+broken environment, never bad input).
 
 Private outputs (the identity mapping and the sealed review) hold raw identifiers: write them
 only to access-controlled locations. The key file is read, never written or printed.
+
+Importing this module loads no engine (polars, pyarrow, duckdb): ``citelens --help`` stays fast.
+The engine modules are imported by the functions that run a command, and only there.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from citelens._atomic import WriteFailure, write_text_atomic
+from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
 from citelens.errors import CitelensError, SummaryReviewError
-from citelens.io._files import ReadFailure, is_table_object, read_data_file, table_rows
 
 __all__ = ["register"]
 
 _READ_FAILED = "review input file could not be read"
 _WRITE_FAILED = "review output could not be written"
+_EXIT_OK = 0
+_EXIT_FAILED = 1
 
 
 class _Input(Exception):
@@ -40,19 +44,15 @@ def _write_error() -> SummaryReviewError:
     return SummaryReviewError(_WRITE_FAILED, "io")
 
 
-def _reject_constant(_: str) -> float:
-    raise ValueError
-
-
 def _json_file(path: str) -> Any:
     """One JSON document (UTF-8, BOM ignored, NaN/Infinity rejected); nulls are kept."""
+    from citelens.io import decode_utf8, loads_json
+
     failed = False
     value: Any = None
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-        text = text.removeprefix("\ufeff")
-        value = json.loads(text, parse_constant=_reject_constant)
-    except Exception:
+        value = loads_json(decode_utf8(Path(path).read_bytes()))
+    except (OSError, ValueError, RecursionError):  # unreadable file, bad UTF-8 or bad JSON
         failed = True
     if failed:
         raise _Input
@@ -65,7 +65,7 @@ def _text_file(path: str) -> str:
     text = ""
     try:
         text = Path(path).read_bytes().decode("utf-8")
-    except Exception:
+    except (OSError, ValueError):  # unreadable file or invalid UTF-8
         failed = True
     if failed:
         raise _Input
@@ -74,18 +74,19 @@ def _text_file(path: str) -> str:
 
 def _records(path: str) -> list[Any]:
     """A record collection file (.json list, .jsonl, .csv, .parquet, Arrow IPC) as a list."""
-    from citelens.review._api import MAX_ROWS
+    from citelens.io import ReadFailure, is_table_object, read_data_file, table_rows
+    from citelens.review import MAX_ROWS
 
     failed = False
-    rows: Any = None
+    value: Any = None
     try:
         value = read_data_file(path, MAX_ROWS)
-        rows = table_rows(value) if is_table_object(value) else value
     except ReadFailure:
         failed = True
-    except Exception:
-        failed = True
-    if failed or not isinstance(rows, list):
+    if failed:
+        raise _Input
+    rows = table_rows(value) if is_table_object(value) else value
+    if not isinstance(rows, list):
         raise _Input
     return rows
 
@@ -95,7 +96,7 @@ def _key(path: str) -> bytes:
     data = b""
     try:
         data = Path(path).read_bytes()
-    except Exception:
+    except (OSError, ValueError):  # unreadable file, or a path the OS cannot name (NUL byte)
         failed = True
     if failed:
         raise _Input
@@ -103,12 +104,12 @@ def _key(path: str) -> bytes:
 
 
 def _write(path: str, text: str) -> None:
+    from citelens._atomic import WriteFailure, write_text_atomic
+
     failed = False
     try:
         write_text_atomic(path, text)
     except WriteFailure:
-        failed = True
-    except Exception:
         failed = True
     if failed:
         raise _write_error()
@@ -121,11 +122,51 @@ def _emit(text: str, out: str | None) -> None:
         _write(out, text)
 
 
+def _has(value: object, *keys: str) -> bool:
+    """A JSON object holding at least ``keys`` (the shape a setup or binding row needs)."""
+    return isinstance(value, dict) and all(key in value for key in keys)
+
+
+def _rows_with(value: object, *keys: str) -> bool:
+    """A JSON value the command iterates as rows (a list, or an object or string, which
+    iterate as their keys or characters) whose every item is an object holding ``keys``.
+
+    An empty object or string is zero rows, as iterating it gives, so the capability's own
+    check reports the empty collection.
+    """
+    return isinstance(value, list | dict | str) and all(_has(item, *keys) for item in value)
+
+
 # --------------------------------------------------------------------------------------------
 
 
+def _setup_shape(setup: object) -> bool:
+    """The render setup document holds every key and nested object the command reads."""
+    return (
+        _has(
+            setup,
+            "packet_set_ref",
+            "cases",
+            "rubric",
+            "conflict_of_interest",
+            "holdout_commitment_digest",
+            "submission_manifest_digests",
+        )
+        and isinstance(setup, dict)
+        and _rows_with(setup["cases"], "case_ref", "source_evidence", "candidate_outputs")
+        and all(
+            _rows_with(case["source_evidence"], "evidence_ref", "content")
+            for case in setup["cases"]
+        )
+        and _rows_with(
+            setup["rubric"], "criterion_ref", "question", "minimum_score", "maximum_score"
+        )
+        and _has(setup["conflict_of_interest"], "reviewer_ref", "declaration_digest")
+    )
+
+
 def _render(args: argparse.Namespace) -> int:
-    from citelens.review._api import (
+    from citelens.review import (
         ComparisonCase,
         ConflictOfInterest,
         RubricCriterion,
@@ -135,51 +176,34 @@ def _render(args: argparse.Namespace) -> int:
 
     setup = _json_file(args.setup)
     key = _key(args.key_file)
-    shape_ok = isinstance(setup, dict) and {
-        "packet_set_ref",
-        "cases",
-        "rubric",
-        "conflict_of_interest",
-        "holdout_commitment_digest",
-        "submission_manifest_digests",
-    } <= set(setup)
-    if not shape_ok:
+    if not _setup_shape(setup):
         raise _Input
-    built = False
-    try:
-        cases = [
-            ComparisonCase(
-                case_ref=case["case_ref"],
-                source_evidence=tuple(
-                    SourceEvidence(evidence_ref=e["evidence_ref"], content=e["content"])
-                    for e in case["source_evidence"]
-                ),
-                candidate_outputs=case["candidate_outputs"],
-            )
-            for case in setup["cases"]
-        ]
-        rubric = [
-            RubricCriterion(
-                criterion_ref=r["criterion_ref"],
-                question=r["question"],
-                minimum_score=r["minimum_score"],
-                maximum_score=r["maximum_score"],
-            )
-            for r in setup["rubric"]
-        ]
-        coi = setup["conflict_of_interest"]
-        conflict = ConflictOfInterest(
-            reviewer_ref=coi["reviewer_ref"],
-            declaration_digest=coi["declaration_digest"],
-            status=coi.get("status", "cleared"),
+    cases = [
+        ComparisonCase(
+            case_ref=case["case_ref"],
+            source_evidence=tuple(
+                SourceEvidence(evidence_ref=e["evidence_ref"], content=e["content"])
+                for e in case["source_evidence"]
+            ),
+            candidate_outputs=case["candidate_outputs"],
         )
-        built = True
-    except CitelensError:
-        raise
-    except Exception:
-        built = False
-    if not built:
-        raise _Input
+        for case in setup["cases"]
+    ]
+    rubric = [
+        RubricCriterion(
+            criterion_ref=r["criterion_ref"],
+            question=r["question"],
+            minimum_score=r["minimum_score"],
+            maximum_score=r["maximum_score"],
+        )
+        for r in setup["rubric"]
+    ]
+    coi = setup["conflict_of_interest"]
+    conflict = ConflictOfInterest(
+        reviewer_ref=coi["reviewer_ref"],
+        declaration_digest=coi["declaration_digest"],
+        status=coi.get("status", "cleared"),
+    )
     packets, mapping = render_blinded_packets(
         packet_set_ref=setup["packet_set_ref"],
         cases=cases,
@@ -200,11 +224,11 @@ def _render(args: argparse.Namespace) -> int:
             }
         )
     )
-    return EXIT_OK
+    return _EXIT_OK
 
 
 def _export(args: argparse.Namespace) -> int:
-    from citelens.review._api import (
+    from citelens.review import (
         BlindedPacket,
         ReviewBinding,
         SealedIdentityMapping,
@@ -219,24 +243,21 @@ def _export(args: argparse.Namespace) -> int:
     summary = _text_file(args.summary)
     source = _text_file(args.source)
     key = _key(args.key_file)
-    built = False
-    try:
-        packets = [BlindedPacket.from_dict(doc) for doc in packet_docs]
-        mapping = SealedIdentityMapping.from_private_dict(mapping_doc)
-        bindings = [
-            ReviewBinding(
-                case_ref=row["case_ref"],
-                candidate_identity=row["candidate_identity"],
-                claim_id=row["claim_id"],
-                evidence_id=row["evidence_id"],
+    binding_keys = ("case_ref", "candidate_identity", "claim_id", "evidence_id")
+    # A malformed packet or mapping document, or a binding row without its four fields, fails
+    # the export like any other check (review.md §3.5: export raises only its one message).
+    built = None
+    if isinstance(packet_docs, list) and _rows_with(binding_rows, *binding_keys):
+        built = _refused_export(
+            lambda: (
+                [BlindedPacket.from_dict(doc) for doc in packet_docs],
+                SealedIdentityMapping.from_private_dict(mapping_doc),
             )
-            for row in binding_rows
-        ]
-        built = True
-    except Exception:
-        built = False
-    if not built:
+        )
+    if built is None:
         raise SummaryReviewError("invalid_review_export", "review")
+    packets, mapping = built
+    bindings = [ReviewBinding(*(row[key] for key in binding_keys)) for row in binding_rows]
     request, sealed = export_summary_review(
         packets=packets,
         mapping=mapping,
@@ -254,11 +275,22 @@ def _export(args: argparse.Namespace) -> int:
         canonical_json({"commitment": sealed.commitment, "private_json": sealed.private_json}),
     )
     _emit(canonical_json(request), args.request_out)
-    return EXIT_OK
+    return _EXIT_OK
+
+
+def _refused_export(build: Callable[[], Any]) -> Any:
+    """``build()``, or ``None`` when a review record constructor rejected a document."""
+    failed = False
+    result: Any = None
+    try:
+        result = build()
+    except SummaryReviewError:
+        failed = True
+    return None if failed else result
 
 
 def _load_import(args: argparse.Namespace, claims: list[Any], evidence: list[Any]) -> Any:
-    from citelens.review._api import SealedSummaryReview, import_summary_review
+    from citelens.review import SealedSummaryReview, import_summary_review
 
     document = _json_file(args.returned)
     sealed_doc = _json_file(args.sealed)
@@ -292,11 +324,11 @@ def _import(args: argparse.Namespace) -> int:
     evidence = _records(args.evidence)
     result = _load_import(args, claims, evidence)
     _emit(canonical_json(result.to_dict()), args.out)
-    return EXIT_OK if result.reviewer_evidence_available else EXIT_FAILED
+    return _EXIT_OK if result.reviewer_evidence_available else _EXIT_FAILED
 
 
 def _gate(args: argparse.Namespace) -> int:
-    from citelens.review._api import evaluate_summary_gate, gate_passed
+    from citelens.review import evaluate_summary_gate, gate_passed
 
     claims = _records(args.claims)
     evidence = _records(args.evidence)
@@ -324,21 +356,34 @@ def _gate(args: argparse.Namespace) -> int:
     )
     passed = gate_passed(checks)
     _emit(canonical_json({"passed": passed, "checks": [c.to_dict() for c in checks]}), args.out)
-    return EXIT_OK if passed else EXIT_FAILED
+    return _EXIT_OK if passed else _EXIT_FAILED
 
 
-def _guard(handler: Any) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        error: CitelensError | None = None
-        code = EXIT_OK
+def _guard(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """The command ``handler`` with its exit code: 2 for an unreadable input file or a review
+    error, 3 for an internal error (``attempt``: any unexpected exception), never chained."""
+
+    def command(args: argparse.Namespace) -> int:
+        unreadable = False
+        code = _EXIT_OK
         try:
             code = handler(args)
         except _Input:
-            error = _read_error()
+            unreadable = True
+        if unreadable:
+            raise _read_error()
+        return code
+
+    def run(args: argparse.Namespace) -> int:
+        from citelens.cli._common import fail
+
+        error: CitelensError | None = None
+        code = _EXIT_OK
+        try:
+            code = attempt(lambda: command(args))
         except CitelensError as exc:
+            # a fresh error of the same class and message: no traceback of the input survives
             error = type(exc)(exc.args[0], exc.category)
-        except Exception:
-            error = _read_error()
         if error is not None:
             return fail(error)
         return int(code)
@@ -355,7 +400,10 @@ def register(subparsers: Any) -> None:
             "Blinded summary review (review.md). Private outputs (mapping, sealed review) hold "
             "raw identifiers: keep them and the key under access control."
         ),
-        epilog="Exit codes: 0 success, 1 incomplete reviewer evidence or gate failed, 2 bad input.",
+        epilog=(
+            "Exit codes: 0 success, 1 incomplete reviewer evidence or gate failed, 2 bad input, "
+            "3 internal error."
+        ),
     )
     sub = parser.add_subparsers(dest="review_command", metavar="STEP")
 

@@ -1,24 +1,21 @@
-"""``citelens summary-citations``: the summary citation-consistency check on files.
+"""``citelens summary-citations``: the parser of the summary citation-consistency check on
+files (light: the engine is imported when the command runs, by
+``citelens.cli._run_summary_citations``).
 
 Prints the Markdown report on stdout when no output file is named; writes JSON, Markdown and a
 one-row Parquet summary atomically when asked. Exit codes: 0 success, 1 ``--gate`` given and
-the gate failed, 2 bad input (a fixed-category message that never echoes input values).
+the gate failed, 2 bad input (a fixed-category message that never echoes input values), 3 an
+internal error.
 """
 
 from __future__ import annotations
 
 import argparse
-import pathlib
-import sys
 from typing import Any
 
-import pyarrow as pa
+from citelens.cli._common import COMMAND_HELP
 
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
-from citelens.errors import CitelensError, SummaryCitationError
-from citelens.summary_citations._api import build_summary_citation_report
-
-__all__ = ["register", "run"]
+__all__ = ["register"]
 
 
 def _positive(text: str) -> int:
@@ -35,13 +32,16 @@ def register(subparsers: Any) -> None:
     """Add the ``summary-citations`` subcommand."""
     parser = subparsers.add_parser(
         "summary-citations",
-        help="check that every summary claim cites existing evidence exactly once",
+        help=COMMAND_HELP["summary-citations"],
         description=(
             "Summary citation consistency: coverage, abstention rate, duplicate citations, "
             "missing source records and unavailable spans. Matching uses only opaque "
             "identifiers and exact offsets; the report holds counts and fixed reason codes."
         ),
-        epilog="Exit codes: 0 success, 1 --gate given and the gate failed, 2 bad input.",
+        epilog=(
+            "Exit codes: 0 success, 1 --gate given and the gate failed, 2 bad input, "
+            "3 internal error."
+        ),
     )
     parser.add_argument(
         "--claims",
@@ -70,31 +70,4 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="citation-item bound (default 500,000)",
     )
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the check; returns the exit code."""
-    try:
-        report = build_summary_citation_report(
-            pathlib.Path(args.claims), pathlib.Path(args.evidence), limits=limits_from_args(args)
-        )
-        outputs: list[tuple[object, str | pa.Table]] = []
-        if args.json:
-            outputs.append((args.json, report.to_json(indent=2) + "\n"))
-        if args.markdown:
-            outputs.append((args.markdown, report.to_markdown()))
-        if args.parquet:
-            outputs.append((args.parquet, report.to_arrow()))
-        write_outputs(
-            outputs, SummaryCitationError("summary citation report could not be written", "io")
-        )
-    except CitelensError as error:
-        return fail(error)
-    if not (args.json or args.markdown or args.parquet):
-        sys.stdout.write(report.to_markdown())
-    if args.gate and not report.passed:
-        reasons = ", ".join(report.metrics.failure_reasons)
-        sys.stderr.write(f"citelens: summary citation-consistency gate failed: {reasons}\n")
-        return EXIT_FAILED
-    return EXIT_OK
+    parser.set_defaults(func="citelens.cli._run_summary_citations:run")

@@ -1,15 +1,11 @@
-"""``citelens support``: claim-level citation support metrics from files."""
+"""``citelens support``: the parser (light: the engine is imported when the command runs,
+by ``citelens.cli._run_support``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-import pyarrow as pa
-
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, write_outputs
-from citelens.errors import CitationSupportError, CitelensError
+from citelens.cli._common import COMMAND_HELP
 
 __all__ = ["register"]
 
@@ -18,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add the ``support`` subcommand."""
     parser = subparsers.add_parser(
         "support",
-        help="citation support metrics: span checks, reason codes, precision and recall",
+        help=COMMAND_HELP["support"],
         description=(
             "Evaluate whether the citations attached to atomic claims point to usable evidence "
             "and, with reviewer adjudications, whether that evidence supports the claim. "
@@ -28,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
         epilog=(
             "Exit codes: 0 report written; 1 --strict and the deterministic span checks did "
-            "not pass; 2 bad input (a fixed-category message on stderr)."
+            "not pass; 2 bad input (a fixed-category message on stderr); 3 internal error."
         ),
     )
     parser.add_argument("--claims", required=True, metavar="F", help="atomic claims file")
@@ -58,42 +54,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="exit 1 when the deterministic span checks do not pass",
     )
-    parser.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``citelens support``."""
-    from citelens.support._api import compute_citation_support_metrics
-
-    try:
-        limits = limits_from_args(args)
-        report = compute_citation_support_metrics(
-            Path(args.claims),
-            Path(args.evidence) if args.evidence else (),
-            Path(args.citations) if args.citations else None,
-            Path(args.adjudications) if args.adjudications else None,
-            limits=limits,
-        )
-        outputs: list[tuple[object, str | pa.Table]] = []
-        if args.json:
-            outputs.append((args.json, report.to_json()))
-        if args.markdown:
-            outputs.append((args.markdown, report.to_markdown()))
-        if args.parquet:
-            outputs.append((args.parquet, report.to_arrow()))
-        if args.tables:
-            tables = report.tables(raw_identifiers=args.raw_identifiers)
-            assert tables is not None
-            for name, table in tables._asdict().items():
-                outputs.append((Path(args.tables) / f"{name}.parquet", table))
-        write_outputs(
-            outputs,
-            CitationSupportError("citation-support report could not be written", "io"),
-        )
-    except CitelensError as error:
-        return fail(error)
-    if not (args.json or args.markdown or args.parquet or args.tables):
-        sys.stdout.write(report.to_markdown())
-    if args.strict and not report.deterministic.passed:
-        return EXIT_FAILED
-    return EXIT_OK
+    parser.set_defaults(func="citelens.cli._run_support:run")

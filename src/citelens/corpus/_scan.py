@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,14 @@ import polars as pl
 import pyarrow as pa
 
 from citelens.errors import CorpusError
+from citelens.io import (
+    ReadFailure,
+    boolean_cells,
+    csv_header,
+    decode_utf8,
+    integer_cells,
+    jsonl_table,
+)
 
 DOC = "_d"
 _SUFFIXES = {
@@ -39,6 +48,18 @@ _INTEGER_COLUMNS = (
 _BOOLEAN_COLUMNS = ("supports", "supported", "supports_claim", "contradicts", "contradicts_claim")
 _DEFAULT_BATCH_DOCUMENTS = 20_000
 
+# What the engines raise while reading a malformed, missing or mismatched input (checked per
+# class: a parse error, an empty file, files of one role whose schemas disagree, the file
+# system, Arrow's readers). Any other exception is a bug and propagates, so that the public
+# entry point reports it as an internal error instead of blaming the input.
+_UNREADABLE = (
+    pl.exceptions.ComputeError,
+    pl.exceptions.NoDataError,
+    pl.exceptions.SchemaError,
+    OSError,
+    pa.ArrowException,
+)
+
 
 def _fail(message: str, category: str) -> CorpusError:
     return CorpusError(message, category)
@@ -63,9 +84,7 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
             return pl.scan_ipc(files).pipe(_with_hive, files, path)
         if kind == "ndjson":
             return pl.concat([_jsonl(p, role) for p in files], how="diagonal_relaxed")
-        return pl.concat(
-            [pl.scan_csv(p, infer_schema=False) for p in files], how="diagonal_relaxed"
-        )
+        return pl.concat([_csv(p, role) for p in files], how="diagonal_relaxed")
     suffix = path.suffix.lower()
     if suffix not in _SUFFIXES or not path.is_file():
         raise _fail(f"{role} input could not be read", "input")
@@ -76,31 +95,40 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
         return pl.scan_ipc(path)
     if kind == "ndjson":
         return _jsonl(path, role)
+    return _csv(path, role)
+
+
+def _csv(path: Path, role: str) -> pl.LazyFrame:
+    """A lazy CSV scan, every cell text. The header is checked first by the one CSV header
+    rule of :mod:`citelens.io` (Polars would rename a repeated name silently)."""
+    failed = False
+    try:
+        with path.open("rb") as handle:
+            line = b""
+            for raw in handle:
+                line = raw.rstrip(b"\r\n")
+                if line:  # the header is the first line that is not empty
+                    break
+        csv_header(decode_utf8(line))
+    except (ReadFailure, csv.Error, UnicodeDecodeError, *_UNREADABLE):
+        failed = True
+    if failed:
+        raise _fail(f"{role} input could not be read", "input")
     return pl.scan_csv(path, infer_schema=False)
 
 
 def _jsonl(path: Path, role: str) -> pl.LazyFrame:
-    """A JSON Lines file read by Arrow's JSON reader, typed from every line (Polars' reader
-    infers from the first lines only). Values that no single Arrow type holds exactly (a
-    column mixing identifiers and records, ints and floats) cannot form a corpus table."""
-    from citelens.io import _files as _io
-
-    table: Any = None
+    """A JSON Lines file read by :func:`citelens.io.jsonl_table` (typed from every line;
+    Polars' own reader infers from the first lines only). Values that no single Arrow type
+    holds exactly cannot form a corpus table."""
     failed = False
+    frame: pl.DataFrame | pl.Series | None = None
     try:
-        content = _io.read_data_file(path)
-        if isinstance(content, pa.Table):
-            table = content
-        elif isinstance(content, list) and content:
-            table = pa.Table.from_struct_array(pa.array(content))
-        elif isinstance(content, list):
-            table = pa.table({"document_ref": pa.array([], pa.string())})
-    except Exception:
+        frame = pl.from_arrow(jsonl_table(path))
+    except (ReadFailure, *_UNREADABLE):
         failed = True
-    if failed or table is None:
+    if failed or not isinstance(frame, pl.DataFrame):
         raise _fail(f"{role} input could not be read", "input")
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
     return frame.lazy()
 
 
@@ -128,54 +156,84 @@ def _is_csv(value: Any) -> bool:
     return path.suffix.lower() == ".csv"
 
 
-def _lazy(value: Any, role: str) -> pl.LazyFrame | None:
-    if value is None:
-        return None
+def _arrow_frame(value: Any, role: str) -> pl.LazyFrame:
+    """An Arrow table, batch or ``__arrow_c_stream__`` object (the caller's) as a frame."""
+    failed = False
+    frame: pl.DataFrame | pl.Series | None = None
+    try:
+        table = value if isinstance(value, pa.Table | pa.RecordBatch) else pa.table(value)
+        frame = pl.from_arrow(table)
+    except Exception:  # the caller's object raised while read (conventions §1.2)
+        failed = True
+    if failed or not isinstance(frame, pl.DataFrame):
+        raise _fail(f"{role} input could not be read", "input")
+    return frame.lazy()
+
+
+def _path_frame(value: str | os.PathLike[str], role: str) -> pl.LazyFrame:
     failed = False
     frame: pl.LazyFrame | None = None
     try:
-        if isinstance(value, pl.LazyFrame):
-            frame = value
-        elif isinstance(value, pl.DataFrame):
-            frame = value.lazy()
-        elif isinstance(value, pa.Table | pa.RecordBatch):
-            eager = pl.from_arrow(value)
-            assert isinstance(eager, pl.DataFrame)
-            frame = eager.lazy()
-        elif isinstance(value, str | os.PathLike):
-            frame = _scan_path(Path(os.fspath(value)), role)
-        elif hasattr(value, "__arrow_c_stream__"):
-            eager = pl.from_arrow(pa.table(value))
-            assert isinstance(eager, pl.DataFrame)
-            frame = eager.lazy()
-    except CorpusError:
-        failed = True
-    except Exception:
+        frame = _scan_path(Path(os.fspath(value)), role)
+    except _UNREADABLE:  # a directory that cannot be listed, a file the scan refuses
         failed = True
     if failed or frame is None:
         raise _fail(f"{role} input could not be read", "input")
     return frame
 
 
-def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
-    failed: tuple[str, str] | None = None
+def _lazy(value: Any, role: str) -> pl.LazyFrame | None:
+    """The lazy frame of one role's input (``None`` when the role is absent). A path is
+    scanned lazily, so each batch later reads only its own ``document_ref`` range."""
+    if value is None:
+        return None
+    if isinstance(value, pl.LazyFrame):
+        return value
+    if isinstance(value, pl.DataFrame):
+        return value.lazy()
+    if isinstance(value, str | os.PathLike):
+        return _path_frame(value, role)
+    if isinstance(value, pa.Table | pa.RecordBatch) or hasattr(value, "__arrow_c_stream__"):
+        return _arrow_frame(value, role)
+    raise _fail(f"{role} input could not be read", "input")
+
+
+def _ref_schema(frame: pl.LazyFrame, role: str) -> pl.Schema:
+    """The frame's schema, with ``document_ref`` present and text (the checks every mode
+    makes before any document is read)."""
+    failed = False
     schema: pl.Schema | None = None
     try:
         schema = frame.collect_schema()
-    except Exception:
-        failed = (f"{role} input could not be read", "input")
-    if failed is not None or schema is None:
-        raise _fail(*(failed or (f"{role} input could not be read", "input")))
+    except _UNREADABLE:  # the scan could not read the files' schemas
+        failed = True
+    if failed or schema is None:
+        raise _fail(f"{role} input could not be read", "input")
     if "document_ref" not in schema:
         raise _fail(f"{role} input requires a document_ref column", "input")
     if schema["document_ref"] not in (pl.String, pl.Categorical):
         raise _fail(f"{role} column document_ref must be text", "input")
+    return schema
+
+
+def _check_ref_column(frame: pl.LazyFrame, role: str) -> pl.LazyFrame:
+    """``document_ref`` present, text, cast to String; no contract column typing (the
+    summary-citations and minimality modes type their columns in their own kernels)."""
+    _ref_schema(frame, role)
+    return frame.with_columns(pl.col("document_ref").cast(pl.String))
+
+
+def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
+    """:func:`_check_ref_column` plus the support contract's column types (§4.2): integer and
+    boolean columns, parsed from text for CSV input by the one CSV cell rule of
+    :mod:`citelens.io`, so a malformed corpus fails with the role and column named."""
+    schema = _ref_schema(frame, role)
     casts: dict[str, pl.Expr] = {}
     for name in _INTEGER_COLUMNS:
         if name in schema:
             dtype = schema[name]
-            if dtype == pl.String and csv:  # CSV cells are text: base-10 integers
-                parsed = pl.col(name).str.to_integer(strict=False)
+            if dtype == pl.String and csv:  # CSV cells are text: base-10 integers (§4.2)
+                parsed = integer_cells(pl.col(name), plus_sign=True)
                 bad = _collect(
                     frame.select((pl.col(name).is_not_null() & parsed.is_null()).any()), role
                 ).item()
@@ -188,12 +246,7 @@ def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
         if name in schema:
             dtype = schema[name]
             if dtype == pl.String and csv:
-                casts[name] = (
-                    pl.when(pl.col(name).str.to_lowercase() == "true")
-                    .then(True)
-                    .when(pl.col(name).str.to_lowercase() == "false")
-                    .then(False)
-                )
+                casts[name] = boolean_cells(pl.col(name))
             elif dtype not in (pl.Boolean, pl.Null):
                 raise _fail(f"{role} column {name} must be a boolean column", "input")
     if casts:
@@ -202,11 +255,13 @@ def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
 
 
 def _collect(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
+    """Run a lazy query over one role's input. Only the readers' failures on malformed input
+    become ``<role> input could not be read``; any other exception propagates."""
     failed = False
     result: pl.DataFrame | None = None
     try:
         result = frame.collect()
-    except Exception:
+    except _UNREADABLE:
         failed = True
     if failed or result is None:
         raise _fail(f"{role} input could not be read", "input")
@@ -214,8 +269,10 @@ def _collect(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
 
 
 def _plan(frames: dict[str, pl.LazyFrame]) -> pl.DataFrame:
+    # Only the distinct references of each role are held (projection pushdown: the scan
+    # reads the document_ref column alone), never a whole role table.
     refs = pl.concat(
-        [_collect(frame.select("document_ref"), role) for role, frame in frames.items()]
+        [_collect(frame.select("document_ref").unique(), role) for role, frame in frames.items()]
     )
     if refs["document_ref"].null_count():
         role = next(
@@ -233,10 +290,14 @@ def _plan(frames: dict[str, pl.LazyFrame]) -> pl.DataFrame:
 
 
 def _batches(refs: pl.DataFrame, size: int) -> list[pl.DataFrame]:
+    """Contiguous slices of the sorted references (views: no copy)."""
     return [refs.slice(first, size) for first in range(0, refs.height, size)]
 
 
 def _batch_frames(frames: dict[str, pl.LazyFrame], batch: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """The rows of one batch, role by role. Batches are contiguous in ``document_ref`` order,
+    so a range predicate selects exactly the batch and is pushed down to the scan (Parquet
+    row groups outside the range are skipped by their statistics)."""
     low, high = batch["document_ref"][0], batch["document_ref"][-1]
     in_batch = (pl.col("document_ref") >= low) & (pl.col("document_ref") <= high)
     return {role: _collect(frame.filter(in_batch), role) for role, frame in frames.items()}

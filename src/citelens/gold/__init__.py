@@ -15,6 +15,7 @@ from citelens.gold._adapters import (
     check_adapter,
     load_adapter,
 )
+from citelens.gold._baseline import baseline_file_name
 from citelens.gold._cases import (
     VERDICT_SCALE,
     Anchor,
@@ -26,11 +27,7 @@ from citelens.gold._cases import (
     QACase,
     Reference,
     StyleItem,
-    bundled_dataset_dir,
     canonical_key,
-    check_dataset,
-    dataset_digest,
-    load_dataset,
     verdict_index,
 )
 from citelens.gold._citations import (
@@ -39,8 +36,15 @@ from citelens.gold._citations import (
     normalise_citations,
     parse_numeric_citations,
 )
+from citelens.gold._dataset import (
+    bundled_dataset_dir,
+    check_dataset,
+    dataset_digest,
+    load_dataset,
+)
 from citelens.gold._gate import Tolerances, compute_gate, parse_tolerances
 from citelens.gold._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult, check_grounding
+from citelens.gold._history import HISTORY_SCHEMA, history_view_sql, read_history
 from citelens.gold._metrics import (
     claim_match,
     exact_set_match,
@@ -52,17 +56,8 @@ from citelens.gold._metrics import (
     round_metric,
 )
 from citelens.gold._registry import METRICS, SCORERS, MetricSpec
-from citelens.gold._runner import (
-    HISTORY_SCHEMA,
-    GoldRun,
-    baseline_file_name,
-    evaluated_commit,
-    history_view_sql,
-    read_history,
-    report,
-    run,
-)
-from citelens.gold._scorers import ScorerResult, run_scorers
+from citelens.gold._run import GoldRun, evaluated_commit, report, run
+from citelens.gold.scorers import ScorerResult, run_scorers
 
 __all__ = [
     "CAPABILITIES",

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citelens._fixed import attempt
 from citelens.errors import GoldError
+from citelens.gold.adapters import lexical
+from citelens.gold.adapters._http import HttpAdapter
+from citelens.gold.adapters._openai import OpenAIAdapter
 
 __all__ = [
     "CAPABILITIES",
@@ -53,7 +57,7 @@ def _attr(obj: object, name: str) -> Any:
     value: Any = _MISSING
     try:
         value = getattr(obj, name, _MISSING)
-    except Exception:
+    except Exception:  # the adapter's attribute lookup raised: the export is missing (§8.3)
         failed = True
     return _MISSING if failed else value
 
@@ -168,14 +172,11 @@ def _import_file(spec: str) -> Any:
 
 
 def _bundled(name: str) -> Any:
+    """A bundled adapter: the ``lexical`` module, or a fresh HTTP or OpenAI adapter object."""
     if name == "lexical":
-        return importlib.import_module("citelens.gold.adapters.lexical")
+        return lexical
     if name == "http":
-        from citelens.gold.adapters._http import HttpAdapter
-
         return HttpAdapter()
-    from citelens.gold.adapters._openai import OpenAIAdapter
-
     return OpenAIAdapter()
 
 
@@ -234,13 +235,21 @@ def _problems(obj: Any) -> list[str]:
 
 
 def check_adapter(spec: str) -> AdapterCheck:
-    """Resolve, import and validate an adapter spec, collecting every problem (§8.1, §8.3)."""
+    """Resolve, import and validate an adapter spec, collecting every problem (§8.1, §8.3).
+
+    A failure to import the adapter (its own code) is reported in ``load_error``; an unexpected
+    exception inside citelens raises :class:`~citelens.errors.InternalError`.
+    """
+    return attempt(lambda: _check_adapter(spec))
+
+
+def _check_adapter(spec: str) -> AdapterCheck:
     obj: Any = None
     default_name = ""
     load_error: str | None = None
     try:
         obj, default_name = _load_object(spec)
-    except Exception as exc:
+    except Exception as exc:  # importing the adapter (user code) failed: reported (§8.1)
         load_error = error_text(exc)
     if load_error is not None:
         return AdapterCheck(spec, None, load_error)

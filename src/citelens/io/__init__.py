@@ -1,26 +1,48 @@
 """Readers of collection inputs: table objects and data files (conventions §3).
 
-Every file and table reader of citelens lives here; capabilities import from this package.
+Every file and table reader of citelens lives here, each written once: Parquet and Arrow IPC,
+JSON Lines (:func:`read_jsonl`, :func:`jsonl_table`), CSV reading and typing
+(:func:`read_csv`, :func:`type_csv_columns` over the cell rules :func:`integer_cells` and
+:func:`boolean_cells`), and JSON decoding (:func:`decode_utf8`, :func:`loads_json`).
+Capabilities import from this package.
 """
 
+from citelens.io._csv import (
+    boolean_cells,
+    csv_header,
+    integer_cells,
+    read_csv,
+    type_csv_columns,
+)
 from citelens.io._files import (
     DATA_SUFFIXES,
-    ReadFailure,
     data_file_suffix,
-    drop_nulls,
     is_table_object,
     read_data_file,
     read_table_object,
-    table_rows,
 )
+from citelens.io._json import decode_utf8, loads_json, reject_constant
+from citelens.io._jsonl import jsonl_table, jsonl_values, read_jsonl
+from citelens.io._values import ReadFailure, drop_nulls, table_rows
 
 __all__ = [
     "DATA_SUFFIXES",
     "ReadFailure",
+    "boolean_cells",
+    "csv_header",
     "data_file_suffix",
+    "decode_utf8",
     "drop_nulls",
+    "integer_cells",
     "is_table_object",
+    "jsonl_table",
+    "jsonl_values",
+    "loads_json",
+    "read_csv",
     "read_data_file",
+    "read_jsonl",
     "read_table_object",
+    "reject_constant",
     "table_rows",
+    "type_csv_columns",
 ]

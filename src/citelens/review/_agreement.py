@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from citelens.review._common import AGREEMENT_SCHEMA, error
+from citelens.review._common import AGREEMENT_SCHEMA, entry_point, error
 
 __all__ = [
     "DisagreementReason",
@@ -152,6 +152,7 @@ def publish(numerator: int, denominator: int, minimum_cell_size: int) -> Publish
     )
 
 
+@entry_point
 def reviewer_agreement_report(
     decisions: Iterable[ReviewerDecision], *, minimum_cell_size: int = 5
 ) -> ReviewerAgreementReport:
@@ -167,7 +168,7 @@ def reviewer_agreement_report(
     iterator: Any = None
     try:
         iterator = iter(decisions)
-    except Exception:
+    except Exception:  # the caller's iterable raised
         failed = True
     if failed:
         raise error("invalid_decision_record")
@@ -179,7 +180,7 @@ def reviewer_agreement_report(
             item = next(iterator)
         except StopIteration:
             done = True
-        except Exception:
+        except Exception:  # the caller's iterator raised
             failed = True
         if failed:
             raise error("invalid_decision_record")

@@ -39,20 +39,22 @@ from citelens.review._export import ReviewBinding, SealedSummaryReview, export_s
 from citelens.review._gate import GateCheck, evaluate_summary_gate, gate_passed
 from citelens.review._import import ImportedSummaryReview, import_summary_review
 from citelens.review._leakage import LeakageCheck, check_identifier_leakage
+from citelens.review._mapping import (
+    IdentityAssignment,
+    MappingAudit,
+    MappingEntry,
+    PacketBalance,
+    SealedIdentityMapping,
+    validate_packet_balance,
+)
 from citelens.review._packets import (
     BlindedCandidate,
     BlindedPacket,
     ComparisonCase,
     ConflictOfInterest,
-    IdentityAssignment,
-    MappingAudit,
-    MappingEntry,
-    PacketBalance,
     RubricCriterion,
-    SealedIdentityMapping,
     SourceEvidence,
     render_blinded_packets,
-    validate_packet_balance,
     verify_sealed_identity_mapping,
 )
 

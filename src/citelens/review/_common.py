@@ -6,13 +6,16 @@ digest shapes, and the fixed error messages with their categories.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
 import re
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, ParamSpec, TypeVar, cast
 
-from citelens.errors import SummaryReviewError
+from citelens._fixed import attempt
+from citelens.errors import CitelensError, InternalError, SummaryReviewError
 
 __all__ = [
     "AGREEMENT_SCHEMA",
@@ -31,9 +34,15 @@ __all__ = [
     "REVIEW_SCHEMA",
     "H",
     "KeyedDigester",
+    "Reject",
+    "alias_for",
     "artifact_digest",
     "cj",
+    "collapse",
+    "entry_point",
     "error",
+    "exact_keys",
+    "exact_rows",
     "is_digest",
     "is_key",
     "is_public_ref",
@@ -41,7 +50,10 @@ __all__ = [
     "is_text",
     "keyed",
     "keyed_digest",
+    "refused",
+    "set_field",
     "sha256_ref",
+    "tuple_of",
 ]
 
 REVIEW_SCHEMA: Final = "citelens.review.v1"
@@ -59,6 +71,9 @@ DOMAIN_CANDIDATE_ORDER: Final = b"citelens.review.candidate-order.v1"
 DOMAIN_MAPPING: Final = b"citelens.review.mapping.v1"
 DOMAIN_REF: Final = b"citelens.review.ref.v1"
 DOMAIN_SEAL: Final = b"citelens.review.seal.v1"
+
+T = TypeVar("T")
+P = ParamSpec("P")
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _PUBLIC_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -161,6 +176,70 @@ def error(message: str) -> SummaryReviewError:
     return SummaryReviewError(message, _CATEGORIES[message])
 
 
+class Reject(Exception):
+    """Internal: a named check of export or import failed (review.md §5.2, §7.1).
+
+    Carries only the fixed internal code, no input value; it never leaves the public entry
+    points, which turn it into their one message.
+    """
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def refused(call: Callable[[], T]) -> T | None:
+    """``call()``, or ``None`` when it raised a contract error of citelens (its own or another
+    component's): the caller's check then fails.
+
+    An :class:`~citelens.errors.InternalError` and any exception that is not a citelens error
+    propagate: a bug is never a failed check.
+    """
+    result: T | None = None
+    try:
+        result = call()
+    except InternalError:
+        raise
+    except CitelensError:
+        result = None
+    return result
+
+
+def entry_point(function: Callable[P, T]) -> Callable[P, T]:
+    """A public function whose unexpected exceptions become
+    :class:`~citelens.errors.InternalError` (``attempt``); its contract errors pass through."""
+
+    @functools.wraps(function)
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> T:
+        return attempt(lambda: function(*args, **kwargs))
+
+    return guarded
+
+
+def collapse(call: Callable[[], T], message: str) -> T:
+    """Run an export or import (review.md §3.5): every failed check (:class:`Reject`) and every
+    contract error of another component becomes ``error(message)``, unchained; an unexpected
+    exception becomes :class:`~citelens.errors.InternalError` (through ``attempt``).
+    """
+
+    def checked() -> T:
+        result: T | None = None
+        rejected = False
+        try:
+            result = call()
+        except Reject:
+            rejected = True
+        except InternalError:
+            raise
+        except CitelensError:
+            rejected = True
+        if rejected:
+            raise error(message)
+        return cast(T, result)
+
+    return attempt(checked)
+
+
 def cj(value: Any) -> str:
     """Canonical JSON of review.md §3.1 (no trailing newline)."""
     return json.dumps(
@@ -243,3 +322,35 @@ def keyed(key: bytes, domain: bytes, payload: bytes) -> bytes:
 def keyed_digest(key: bytes, domain: bytes, payload: bytes) -> str:
     """The keyed value as ``"sha256:" + hex``."""
     return "sha256:" + keyed(key, domain, payload).hex()
+
+
+def alias_for(slot: int) -> str:
+    """The blinded alias of alias slot ``slot``: ``candidate-a`` for 0, ``candidate-b`` for 1."""
+    return "candidate-" + chr(ord("a") + slot)
+
+
+def exact_keys(value: object, keys: frozenset[str]) -> bool:
+    """An exact ``dict`` whose key set is exactly ``keys`` (review.md §3.4 documents)."""
+    return type(value) is dict and value.keys() == keys
+
+
+def exact_rows(value: object, keys: frozenset[str]) -> bool:
+    """An exact ``list`` or ``tuple`` of documents with exactly ``keys`` each."""
+    return (type(value) is list or type(value) is tuple) and all(
+        exact_keys(item, keys) for item in value
+    )
+
+
+def tuple_of(value: object, kind: type, low: int, high: int) -> tuple[Any, ...] | None:
+    """An exact ``list``/``tuple`` of ``low``–``high`` items of exactly ``kind``, as a tuple."""
+    if type(value) is not tuple and type(value) is not list:
+        return None
+    items = tuple(value)
+    if not low <= len(items) <= high or not all(type(item) is kind for item in items):
+        return None
+    return items
+
+
+def set_field(obj: object, name: str, value: object) -> None:
+    """Store a normalised field on a frozen dataclass from its ``__post_init__``."""
+    object.__setattr__(obj, name, value)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from citelens.errors import SummaryReviewError
 from citelens.review._common import (
     DOMAIN_REF,
     DOMAIN_SEAL,
@@ -15,19 +14,25 @@ from citelens.review._common import (
     REVIEW_SCHEMA,
     H,
     KeyedDigester,
+    Reject,
     artifact_digest,
     cj,
-    error,
+    collapse,
     is_row_collection,
     keyed_digest,
+    refused,
 )
-from citelens.review._packets import (
-    BlindedPacket,
-    SealedIdentityMapping,
-    verify_sealed_identity_mapping,
+from citelens.review._mapping import SealedIdentityMapping
+from citelens.review._packets import BlindedPacket, verify_sealed_identity_mapping
+from citelens.support import (
+    AtomicClaim,
+    CitationSupportReport,
+    EvidenceSpan,
+    compute_citation_support_metrics,
 )
 
 __all__ = [
+    "EVIDENCE_KINDS",
     "REQUEST_KEYS",
     "Reject",
     "ReviewBinding",
@@ -54,14 +59,6 @@ REQUEST_KEYS = (
     "reviews",
     "request_digest",
 )
-
-
-class Reject(Exception):
-    """Internal: a named check failed. Carries only the fixed internal code, no input value."""
-
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -93,22 +90,12 @@ class SealedSummaryReview:
 
 def normalise_claims(claims: Sequence[Any]) -> list[Any]:
     """Each claim through ``AtomicClaim.from_mapping`` (typed claims as they are)."""
-    from citelens.support._api import AtomicClaim
-
     return [c if type(c) is AtomicClaim else AtomicClaim.from_mapping(c) for c in claims]
 
 
 def normalise_evidence(evidence: Sequence[Any]) -> list[Any]:
     """Each evidence record through ``EvidenceSpan.from_mapping`` (typed as they are)."""
-    from citelens.support._api import EvidenceSpan
-
     return [e if type(e) is EvidenceSpan else EvidenceSpan.from_mapping(e) for e in evidence]
-
-
-def _machine(claims: Sequence[Any], evidence: Sequence[Any]) -> Any:
-    from citelens.support._api import compute_citation_support_metrics
-
-    return compute_citation_support_metrics(claims, evidence)
 
 
 _CITATION_ALIASES = ("citations", "citation_ids", "evidence_ids", "evidence", "sources")
@@ -128,8 +115,6 @@ def _plain_citations(claims: Sequence[Any]) -> bool:
     Then each claim's own citation-id list (``AtomicClaim.from_mapping``) gives exactly the
     claim-embedded edges of the citation-support tables, and the columnar path applies.
     """
-    from citelens.support._api import AtomicClaim
-
     for claim in claims:
         if type(claim) is AtomicClaim:
             continue
@@ -147,7 +132,9 @@ def _plain_citations(claims: Sequence[Any]) -> bool:
     return True
 
 
-def _normalised(machine: Any, claims: Sequence[Any], evidence: Sequence[Any]) -> Normalised:
+def _normalised(
+    machine: CitationSupportReport, claims: Sequence[Any], evidence: Sequence[Any]
+) -> Normalised:
     """Claim spans, expected pairs, evidence spans and source lengths (review.md §5.2 step 5).
 
     Columnar from the citation-support tables when the citation values are plain identifiers;
@@ -216,6 +203,23 @@ def _fits(spans: dict[str, tuple[int, int]], lengths: list[Any], length: int) ->
     )
 
 
+def _unbound_expected(
+    pair: tuple[Any, Any], expected: set[tuple[str, str]], bound: set[tuple[str, str]]
+) -> bool:
+    """Whether a binding's ``(claim_id, evidence_id)`` is an expected pair not bound before.
+
+    The two ids are caller objects (``ReviewBinding`` does not validate): hashing or comparing
+    them may raise, which fails this check (conventions.md §1.2). Ids that are not text can
+    never be bound, even when they compare equal to an expected id.
+    """
+    found = False
+    try:
+        found = pair in expected and pair not in bound
+    except Exception:  # a caller object's __hash__ or __eq__ raised
+        found = False
+    return found and isinstance(pair[0], str) and isinstance(pair[1], str)
+
+
 def export_impl(
     *,
     packets: Any,
@@ -241,21 +245,13 @@ def export_impl(
             raise Reject("invalid_collection")
     if type(summary) is not str or type(source) is not str:
         raise Reject("artifact_span_mismatch")
-    # 3.
-    verified = False
-    try:
-        verified = verify_sealed_identity_mapping(packets, mapping, sealing_key).valid
-    except SummaryReviewError:
-        verified = False
-    if not verified or type(mapping) is not SealedIdentityMapping:
+    # 3. (an invalid key or mapping type raises a review error: the check fails)
+    audit = refused(lambda: verify_sealed_identity_mapping(packets, mapping, sealing_key))
+    if audit is None or not audit.valid or type(mapping) is not SealedIdentityMapping:
         raise Reject("invalid_mapping")
     packet_list: list[BlindedPacket] = list(packets)
-    # 4.
-    machine: Any = None
-    try:
-        machine = _machine(claims, evidence)
-    except Exception:
-        machine = None
+    # 4. (a citation-support error for these records fails the check)
+    machine = refused(lambda: compute_citation_support_metrics(claims, evidence))
     if (
         machine is None
         or not machine.deterministic.passed
@@ -283,7 +279,7 @@ def export_impl(
         if type(binding) is not ReviewBinding:
             raise Reject("invalid_binding")
         pair = (binding.claim_id, binding.evidence_id)
-        if pair not in expected or pair in bound:
+        if not _unbound_expected(pair, expected, bound):
             raise Reject("invalid_binding")
         bound.add(pair)
         case_ref = binding.case_ref
@@ -395,13 +391,15 @@ def export_summary_review(
     """Export a blinded review request and its sealed private document (review.md §5).
 
     Returns ``(request, sealed)``: send ``request`` with the packets to reviewers; keep
-    ``sealed`` (raw identifiers) under access control. Any failed check raises
-    ``SummaryReviewError("invalid_review_export")``.
+    ``sealed`` (raw identifiers) under access control.
+
+    Raises:
+        SummaryReviewError: ``invalid_review_export`` when any check fails, including an error
+            of citation-support metrics for the records.
+        InternalError: an unexpected exception inside citelens (a bug, never bad input).
     """
-    failed = False
-    result: tuple[dict[str, Any], SealedSummaryReview] | None = None
-    try:
-        result = export_impl(
+    return collapse(
+        lambda: export_impl(
             packets=packets,
             mapping=mapping,
             sealing_key=sealing_key,
@@ -412,9 +410,6 @@ def export_summary_review(
             source=source,
             rubric_version=rubric_version,
             evidence_kind=evidence_kind,
-        )
-    except Exception:
-        failed = True
-    if failed or result is None:
-        raise error("invalid_review_export")
-    return result
+        ),
+        "invalid_review_export",
+    )

@@ -9,9 +9,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citelens.review._common import MAX_ROWS, is_row_collection
+from citelens._fixed import attempt
+from citelens.limits import Limits
+from citelens.minimality import ClaimCitation, MinimalityClaim, check_citation_minimality
+from citelens.review._common import MAX_ROWS, is_row_collection, refused
 from citelens.review._import import ImportedSummaryReview
 from citelens.review._leakage import check_identifier_leakage
+from citelens.summary_citations import build_summary_citation_report
+from citelens.support import CitationSupportReport, compute_citation_support_metrics
 
 __all__ = ["GateCheck", "evaluate_summary_gate", "gate_passed"]
 
@@ -66,13 +71,51 @@ def _rate(value: object) -> bool:
     return (type(value) is int or type(value) is float) and math.isfinite(value) and 0 <= value <= 1
 
 
-def _pair(value: object, length: int) -> bool:
-    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Sequence):
-        return False
-    if len(value) != 2:
-        return False
-    start, end = value[0], value[1]
-    return type(start) is int and type(end) is int and 0 <= start < end <= length
+Spans = dict[Any, tuple[Any, Any]]
+
+
+def _caller_mappings(thresholds: Any, required_spans: Any) -> tuple[dict[Any, Any], Spans | None]:
+    """Read the two caller mappings into plain values (raises whatever a caller object raises).
+
+    ``thresholds`` becomes a ``dict``; each ``required_spans`` value becomes its two items, or
+    ``None`` when it is not a non-string sequence of two items. Bounded: at most ``MAX_ROWS + 1``
+    entries are read.
+    """
+    limits = dict(thresholds.items())
+    if required_spans is None or len(required_spans) > MAX_ROWS:
+        return limits, None
+    spans: Spans = {}
+    for key, value in required_spans.items():
+        if (
+            isinstance(value, (str, bytes, bytearray))
+            or not isinstance(value, Sequence)
+            or len(value) != 2
+        ):
+            spans[key] = (None, None)
+        else:
+            spans[key] = (value[0], value[1])
+        if len(spans) > MAX_ROWS:
+            break
+    return limits, spans
+
+
+def _read_caller_mappings(
+    thresholds: Any, required_spans: Any
+) -> tuple[dict[Any, Any], Spans | None] | None:
+    """:func:`_caller_mappings`, or ``None`` when a caller mapping or sequence raised while
+    being read (the gate then reports invalid input, review.md §11.2)."""
+    if not isinstance(thresholds, Mapping):
+        return None
+    if required_spans is not None and not isinstance(required_spans, Mapping):
+        return None
+    read: tuple[dict[Any, Any], Spans | None] | None = None
+    try:
+        read = _caller_mappings(thresholds, required_spans)
+        if read[0].keys() != THRESHOLD_KEYS:  # compares the caller's keys
+            read = None
+    except Exception:  # a caller object (mapping, key or sequence) raised
+        read = None
+    return read
 
 
 def _valid_inputs(
@@ -84,11 +127,10 @@ def _valid_inputs(
     protected_surfaces: Any,
     required_spans: Any,
 ) -> tuple[dict[str, Any], dict[Any, tuple[int, int]] | None] | None:
-    if not isinstance(thresholds, Mapping):
+    read = _read_caller_mappings(thresholds, required_spans)
+    if read is None:
         return None
-    limits = dict(thresholds.items())
-    if limits.keys() != THRESHOLD_KEYS:
-        return None
+    limits, read_spans = read
     if not _rate(limits["citation_support_min"]) or not _rate(
         limits["summary_citation_coverage_min"]
     ):
@@ -104,29 +146,26 @@ def _valid_inputs(
     for collection in (claims, evidence, protected_surfaces):
         if not is_row_collection(collection):
             return None
-    spans: dict[Any, tuple[int, int]] | None = None
-    if required_spans is not None:
-        if not isinstance(required_spans, Mapping) or len(required_spans) > MAX_ROWS:
+    if required_spans is None:
+        return limits, None
+    if read_spans is None or len(read_spans) > MAX_ROWS:
+        return None
+    length = len(source)
+    for start, end in read_spans.values():
+        if not (type(start) is int and type(end) is int and 0 <= start < end <= length):
             return None
-        spans = {}
-        for key, value in required_spans.items():
-            if not _pair(value, len(source)):
-                return None
-            spans[key] = (value[0], value[1])
-            if len(spans) > MAX_ROWS:
-                return None
-    return limits, spans
+    return limits, read_spans
 
 
-def _identifier(value: object) -> str:
-    """The identifier rule of support-metrics.md §3.8 (raises ``ValueError``)."""
+def _identifier(value: object) -> str | None:
+    """The identifier rule of support-metrics.md §3.8, or ``None`` when ``value`` breaks it."""
     if type(value) is bool or not isinstance(value, (str, int)):
-        raise ValueError
+        return None
     text = str(value).strip()
     if not 1 <= len(text) <= 256 or any(
         ord(ch) < 0x20 or ord(ch) == 0x7F or 0xD800 <= ord(ch) <= 0xDFFF for ch in text
     ):
-        raise ValueError
+        return None
     return text
 
 
@@ -149,20 +188,21 @@ def _edge_row(claim: str, evidence: str, start: int | None, end: int | None, src
     return _str(claim) + _str(evidence) + _int(start) + _int(end) + _str(src)
 
 
-def _minimality(source: str, support: Any, spans: dict[Any, tuple[int, int]]) -> Any:
-    from citelens import Limits
-    from citelens.minimality._api import AtomicClaim, ClaimCitation, check_citation_minimality
-
+def _minimality(source: str, support: CitationSupportReport, spans: Spans) -> Any:
+    """The minimality report of review.md §11.4, or ``None`` when a required-span key is not a
+    claim of ``support`` (or names one twice); minimality's own errors propagate."""
     tables = support.tables(raw_identifiers=True)
+    if tables is None:
+        return None
     claim_ids = set(tables.claims.column("claim_id").to_pylist())
     required: dict[str, tuple[int, int]] = {}
     for key, span in spans.items():
         claim_id = _identifier(key)
-        if claim_id not in claim_ids or claim_id in required:
-            raise ValueError
+        if claim_id is None or claim_id not in claim_ids or claim_id in required:
+            return None
         required[claim_id] = span
     mclaims = [
-        AtomicClaim(claim_id=_p(claim_id), required_span=required[claim_id])
+        MinimalityClaim(claim_id=_p(claim_id), required_span=required[claim_id])
         for claim_id in sorted(required, key=lambda c: c.encode("utf-8"))
     ]
     evidence_spans = {
@@ -202,12 +242,8 @@ def _minimality(source: str, support: Any, spans: dict[Any, tuple[int, int]]) ->
                 citation_id="sha256:" + hashlib.sha256(encoded).hexdigest(),
             )
         )
-    return check_citation_minimality(
-        source,
-        mclaims,
-        mcitations,
-        limits=Limits(claims=max(1, len(mclaims)), citations=max(1, len(mcitations))),
-    )
+    limits = Limits(claims=max(1, len(mclaims)), citations=max(1, len(mcitations)))
+    return check_citation_minimality(source, mclaims, mcitations, limits=limits)
 
 
 def _evaluate(
@@ -219,24 +255,37 @@ def _evaluate(
     protected_surfaces: Any,
     review_import: Any,
     adjudications: Any,
-    spans: dict[Any, tuple[int, int]] | None,
-) -> tuple[GateCheck, ...]:
-    from citelens.summary_citations._api import build_summary_citation_report
-    from citelens.support._api import compute_citation_support_metrics
-
+    spans: Spans | None,
+) -> tuple[GateCheck, ...] | None:
+    """The checks of review.md §11.3, or ``None`` when the evaluation step fails (§11.2 step 3:
+    a mismatching import, or a contract error of support, summary citations, minimality or
+    leakage for these inputs)."""
     if review_import is not None:
         if type(review_import) is not ImportedSummaryReview or adjudications is not None:
-            raise ValueError
+            return None
         if not review_import.matches(claims, evidence, summary=summary, source=source):
-            raise ValueError
-        support = compute_citation_support_metrics(
-            claims, evidence, adjudications=review_import.adjudications
-        )
+            return None
+        asserted = review_import.adjudications
     else:
-        support = compute_citation_support_metrics(claims, evidence, adjudications=adjudications)
-    coverage = build_summary_citation_report(claims, evidence)
-    minimality = None if spans is None else _minimality(source, support, spans)
-    leakage = check_identifier_leakage(summary, protected_surfaces)
+        asserted = adjudications
+    support = refused(
+        lambda: compute_citation_support_metrics(claims, evidence, adjudications=asserted)
+    )
+    if support is None:
+        return None
+    coverage = refused(lambda: build_summary_citation_report(claims, evidence))
+    if coverage is None:
+        return None
+    minimality = None
+    if spans is not None:
+        # a minimality error (a required span without a token, a cited span beyond the
+        # source, ...) fails the evaluation step (review.md §11.4)
+        minimality = refused(lambda: _minimality(source, support, spans))
+        if minimality is None:
+            return None
+    leakage = refused(lambda: check_identifier_leakage(summary, protected_surfaces))
+    if leakage is None:
+        return None
 
     checks = [
         GateCheck(
@@ -317,22 +366,20 @@ def evaluate_summary_gate(
 
     Invalid input returns the single failing ``summary_input`` check; empty claims or evidence
     or a blank summary or source returns the single failing ``summary_evidence`` check.
+
+    Raises:
+        InternalError: an unexpected exception inside citelens (a bug, never bad input).
     """
-    failed = False
-    validated = None
-    try:
+
+    def gate() -> tuple[GateCheck, ...]:
         validated = _valid_inputs(
             summary, source, claims, evidence, thresholds, protected_surfaces, required_spans
         )
-    except Exception:
-        failed = True
-    if failed or validated is None:
-        return _INPUT_FAILURE
-    limits, spans = validated
-    if not claims or not evidence or not summary.strip() or not source.strip():
-        return _MISSING_EVIDENCE
-    checks: tuple[GateCheck, ...] = ()
-    try:
+        if validated is None:
+            return _INPUT_FAILURE
+        limits, spans = validated
+        if not claims or not evidence or not summary.strip() or not source.strip():
+            return _MISSING_EVIDENCE
         checks = _evaluate(
             summary,
             source,
@@ -344,8 +391,6 @@ def evaluate_summary_gate(
             adjudications,
             spans,
         )
-    except Exception:
-        failed = True
-    if failed:
-        return _INPUT_FAILURE
-    return checks
+        return _INPUT_FAILURE if checks is None else checks
+
+    return attempt(gate)

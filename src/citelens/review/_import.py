@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citelens._fixed import attempt
 from citelens.review._agreement import (
     DisagreementReason,
     ReviewerAgreementReport,
@@ -19,15 +20,24 @@ from citelens.review._common import (
     REVIEW_LABELS,
     REVIEW_SCHEMA,
     H,
+    Reject,
     artifact_digest,
     cj,
+    collapse,
     error,
+    exact_keys,
     is_digest,
     is_key,
     is_row_collection,
     keyed_digest,
+    refused,
 )
-from citelens.review._export import EVIDENCE_KINDS, REQUEST_KEYS, Reject, SealedSummaryReview
+from citelens.review._export import EVIDENCE_KINDS, REQUEST_KEYS, SealedSummaryReview
+from citelens.support import (
+    CitationSupportReport,
+    ClinicianAdjudication,
+    compute_citation_support_metrics,
+)
 
 __all__ = ["STATES", "ImportedSummaryReview", "import_impl", "import_summary_review"]
 
@@ -76,9 +86,7 @@ _DIGEST_FIELDS = (
 )
 
 
-def _support(claims: Any, evidence: Any, adjudications: Any = None) -> Any:
-    from citelens.support._api import compute_citation_support_metrics
-
+def _support(claims: Any, evidence: Any, adjudications: Any = None) -> CitationSupportReport:
     return compute_citation_support_metrics(claims, evidence, adjudications=adjudications)
 
 
@@ -104,17 +112,11 @@ class ImportedSummaryReview:
     decisions_digest: str
 
     def __post_init__(self) -> None:
-        failed = False
-        try:
-            valid = self._valid()
-        except Exception:
-            failed = True
-        if failed or not valid:
+        if not self._valid():
             raise error("invalid_review_result")
 
     def _valid(self) -> bool:
-        from citelens.support._api import CitationSupportReport, ClinicianAdjudication
-
+        # Only exact types are compared, so no caller object's __eq__ or __hash__ runs here.
         if type(self.evidence_kind) is not str or self.evidence_kind not in EVIDENCE_KINDS:
             return False
         if not all(is_digest(getattr(self, name)) for name in _DIGEST_FIELDS):
@@ -123,7 +125,7 @@ class ImportedSummaryReview:
         if (
             type(states) is not tuple
             or len(states) != len(STATES)
-            or not all(type(s) is tuple and len(s) == 2 for s in states)
+            or not all(type(s) is tuple and len(s) == 2 and type(s[0]) is str for s in states)
             or tuple(s[0] for s in states) != STATES
             or not all(type(s[1]) is int and s[1] >= 0 for s in states)
         ):
@@ -167,13 +169,14 @@ class ImportedSummaryReview:
         return self.complete and self.evidence_kind == "reviewer"
 
     def matches(self, claims: Any, evidence: Any, *, summary: Any, source: Any) -> bool:
-        """Whether the current artifacts are exactly those reviewed (never raises)."""
-        result = False
-        try:
-            result = self._matches(claims, evidence, summary, source)
-        except Exception:
-            result = False
-        return result
+        """Whether the current artifacts are exactly those reviewed.
+
+        Malformed current inputs (a citation-support or artifact error) give ``False``
+        (review.md §8); an unexpected exception raises :class:`~citelens.errors.InternalError`.
+        """
+        return attempt(
+            lambda: bool(refused(lambda: self._matches(claims, evidence, summary, source)))
+        )
 
     def _matches(self, claims: Any, evidence: Any, summary: Any, source: Any) -> bool:
         machine = _support(claims, evidence)
@@ -208,10 +211,6 @@ class ImportedSummaryReview:
         }
 
 
-def _exact(value: object, keys: frozenset[str]) -> bool:
-    return type(value) is dict and value.keys() == keys
-
-
 def _same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
 
@@ -240,10 +239,10 @@ def _body_digest(canonical: str, request: dict[str, Any]) -> str:
 
 
 def _request(parsed: Any, canonical: str) -> tuple[dict[str, Any], dict[str, tuple[str, str]]]:
-    if not _exact(parsed, frozenset({"request", "bindings"})):
+    if not exact_keys(parsed, frozenset({"request", "bindings"})):
         raise Reject("invalid_request")
     request = parsed["request"]
-    if not _exact(request, frozenset(REQUEST_KEYS)):
+    if not exact_keys(request, frozenset(REQUEST_KEYS)):
         raise Reject("invalid_request")
     if (
         not _same(request["schema_version"], REVIEW_SCHEMA)
@@ -261,7 +260,7 @@ def _request(parsed: Any, canonical: str) -> tuple[dict[str, Any], dict[str, tup
         raise Reject("invalid_request")
     bound: dict[str, tuple[str, str]] = {}
     for row in bindings:
-        if not _exact(row, BINDING_KEYS):
+        if not exact_keys(row, BINDING_KEYS):
             raise Reject("invalid_request")
         review_ref = row["review_ref"]
         if not is_digest(review_ref) or review_ref in bound:
@@ -271,38 +270,46 @@ def _request(parsed: Any, canonical: str) -> tuple[dict[str, Any], dict[str, tup
 
 
 def _parse(private_json: str) -> tuple[Any, str | None]:
-    """The parsed private document and its canonical form (``None`` when it has none)."""
+    """The parsed private document and its canonical form (``None`` when it has none).
+
+    ``private_json`` is caller input: ``json.loads`` fails on malformed JSON (``ValueError``)
+    or nesting too deep for the parser (``RecursionError``); the canonical form fails on
+    ``NaN``/``Infinity`` (``ValueError``) and on too deep nesting. Each fails a check.
+    """
     failed = False
     parsed: Any = None
     try:
         parsed = json.loads(private_json)
-    except Exception:
+    except (ValueError, RecursionError):
         failed = True
     if failed:
         raise Reject("invalid_sealed_review")
     canonical: str | None = None
     try:
         canonical = cj(parsed)
-    except Exception:
+    except (ValueError, RecursionError):
         canonical = None
     return parsed, canonical
 
 
 def _current(claims: Any, evidence: Any, summary: Any, source: Any, request: Any) -> bool:
-    """Whether the current artifacts are exactly those the request binds (never raises)."""
-    same = False
-    try:
+    """Whether the current artifacts are exactly those the request binds.
+
+    A citation-support error for the records or an artifact that is not text means they are
+    not (the check fails).
+    """
+
+    def same() -> bool:
         machine = _support(claims, evidence)
-        same = (
+        return (
             not machine.adjudication.available
             and machine.claim_digest == request["claim_digest"]
             and machine.evidence_digest == request["evidence_digest"]
             and artifact_digest(summary) == request["summary_digest"]
             and artifact_digest(source) == request["source_digest"]
         )
-    except Exception:
-        same = False
-    return same
+
+    return bool(refused(same))
 
 
 def import_impl(
@@ -317,8 +324,6 @@ def import_impl(
     minimum_cell_size: Any = 5,
 ) -> ImportedSummaryReview:
     """The import with its internal check codes (raises :class:`Reject`)."""
-    from citelens.support._api import ClinicianAdjudication
-
     # 1.
     if (
         type(sealed) is not SealedSummaryReview
@@ -339,7 +344,7 @@ def import_impl(
     # 3.
     request, bound = _request(parsed, canonical)
     # 4.
-    if not _exact(decisions, RETURN_KEYS):
+    if not exact_keys(decisions, RETURN_KEYS):
         raise Reject("invalid_record")
     if not all(_same(decisions[key], request[key]) for key in COPIED_KEYS):
         raise Reject("request_mismatch")
@@ -360,7 +365,7 @@ def import_impl(
     by_edge: dict[str, list[dict[str, Any]]] = {}
     seen: set[tuple[str, str]] = set()
     for row in rows:
-        if not _exact(row, DECISION_KEYS):
+        if not exact_keys(row, DECISION_KEYS):
             raise Reject("invalid_record")
         review_ref, reviewer_ref, label = row["review_ref"], row["reviewer_ref"], row["label"]
         if (
@@ -385,7 +390,7 @@ def import_impl(
         raise Reject("invalid_record")
     resolved: dict[str, dict[str, Any]] = {}
     for row in resolution_rows:
-        if not _exact(row, RESOLUTION_KEYS):
+        if not exact_keys(row, RESOLUTION_KEYS):
             raise Reject("invalid_record")
         review_ref, label = row["review_ref"], row["label"]
         if (
@@ -500,13 +505,15 @@ def import_summary_review(
 ) -> ImportedSummaryReview:
     """Import a returned decision document against the sealed review and current artifacts.
 
-    Every check of review.md §7.1 runs in order; any failure (or any exception inside them)
-    raises ``SummaryReviewError("invalid_review_import")``.
+    Every check of review.md §7.1 runs in order.
+
+    Raises:
+        SummaryReviewError: ``invalid_review_import`` when any check fails, including an error
+            of citation-support metrics for the current records.
+        InternalError: an unexpected exception inside citelens (a bug, never bad input).
     """
-    failed = False
-    result: ImportedSummaryReview | None = None
-    try:
-        result = import_impl(
+    return collapse(
+        lambda: import_impl(
             decisions,
             sealed=sealed,
             sealing_key=sealing_key,
@@ -515,9 +522,6 @@ def import_summary_review(
             summary=summary,
             source=source,
             minimum_cell_size=minimum_cell_size,
-        )
-    except Exception:
-        failed = True
-    if failed or result is None:
-        raise error("invalid_review_import")
-    return result
+        ),
+        "invalid_review_import",
+    )

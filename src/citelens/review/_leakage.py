@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citelens.review._common import error, is_row_collection
+from citelens.review._common import entry_point, error, is_row_collection
 
 __all__ = ["LeakageCheck", "check_identifier_leakage"]
 
@@ -48,6 +48,7 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFC", text.translate(_INVISIBLE)).casefold()
 
 
+@entry_point
 def check_identifier_leakage(text: str, protected_surfaces: Sequence[str]) -> LeakageCheck:
     """Find protected surfaces in ``text``: whole surfaces, case-insensitive, word-bounded.
 

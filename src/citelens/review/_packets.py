@@ -1,33 +1,47 @@
-"""Blinded packets and the sealed identity mapping (review.md §4)."""
+"""Blinded packets: the records reviewers receive, their rendering and verification (review.md §4).
+
+A packet shows one case's source excerpts and candidate outputs under blinded aliases; the
+identity mapping behind the aliases lives in :mod:`citelens.review._mapping`.
+"""
 
 from __future__ import annotations
 
 import hmac
 import itertools
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from citelens.review._common import (
-    AUDIT_SCHEMA,
-    BALANCE_SCHEMA,
     DOMAIN_CANDIDATE_ORDER,
     DOMAIN_CASE_ORDER,
-    DOMAIN_MAPPING,
-    MAPPING_SCHEMA,
     MAX_ROWS,
     PACKET_SCHEMA,
+    alias_for,
     artifact_digest,
     cj,
+    entry_point,
     error,
+    exact_keys,
+    exact_rows,
     is_digest,
     is_key,
     is_public_ref,
     is_text,
     keyed,
-    keyed_digest,
+    set_field,
+    tuple_of,
+)
+from citelens.review._mapping import (
+    ALIAS,
+    IdentityAssignment,
+    MappingAudit,
+    MappingEntry,
+    SealedIdentityMapping,
+    mapping_commitment,
+    mapping_payload,
+    validate_packet_balance,
 )
 
 __all__ = [
@@ -35,26 +49,14 @@ __all__ = [
     "BlindedPacket",
     "ComparisonCase",
     "ConflictOfInterest",
-    "IdentityAssignment",
-    "MappingAudit",
-    "MappingEntry",
-    "PacketBalance",
     "RubricCriterion",
-    "SealedIdentityMapping",
     "SourceEvidence",
-    "mapping_payload",
     "render_blinded_packets",
-    "validate_packet_balance",
     "verify_sealed_identity_mapping",
 ]
 
 _TEXT_LIMIT = 1_000_000
 _QUESTION_LIMIT = 500
-_ALIAS = re.compile(r"candidate-[a-z]")
-
-
-def _alias(slot: int) -> str:
-    return "candidate-" + chr(ord("a") + slot)
 
 
 def _as_tuple(value: object, limit: int) -> tuple[Any, ...] | None:
@@ -67,15 +69,11 @@ def _as_tuple(value: object, limit: int) -> tuple[Any, ...] | None:
     items: tuple[Any, ...] = ()
     try:
         items = tuple(itertools.islice(iter(value), limit + 1))  # type: ignore[call-overload]
-    except Exception:
+    except Exception:  # the caller's iterable raised: not a readable sequence
         failed = True
     if failed:
         return None
     return items
-
-
-def _set(obj: object, name: str, value: object) -> None:
-    object.__setattr__(obj, name, value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,7 +165,7 @@ class ComparisonCase:
         try:
             for key, value in itertools.islice(outputs.items(), 27):
                 items.append((key, value))
-        except Exception:
+        except Exception:  # the caller's mapping raised while being read
             failed = True
         if failed:
             raise error("candidate_outputs: invalid_mapping")
@@ -182,8 +180,8 @@ class ComparisonCase:
         copied = dict(items)
         if len(copied) != len(items):
             raise error("candidate_outputs: invalid_mapping")
-        _set(self, "source_evidence", evidence)
-        _set(self, "candidate_outputs", MappingProxyType(copied))
+        set_field(self, "source_evidence", evidence)
+        set_field(self, "candidate_outputs", MappingProxyType(copied))
 
     def __repr__(self) -> str:
         return "ComparisonCase(<redacted>)"
@@ -225,7 +223,7 @@ class BlindedCandidate:
     content: str
 
     def __post_init__(self) -> None:
-        if type(self.alias) is not str or _ALIAS.fullmatch(self.alias) is None:
+        if type(self.alias) is not str or ALIAS.fullmatch(self.alias) is None:
             raise error("candidate_alias: invalid_alias")
         if not is_text(self.content, _TEXT_LIMIT):
             raise error("candidate_content: invalid_text")
@@ -236,15 +234,6 @@ class BlindedCandidate:
     def to_dict(self) -> dict[str, Any]:
         """``{alias, content}``."""
         return {"alias": self.alias, "content": self.content}
-
-
-def _tuple_of(value: object, kind: type, low: int, high: int) -> tuple[Any, ...] | None:
-    if type(value) is not tuple and type(value) is not list:
-        return None
-    items = tuple(value)
-    if not low <= len(items) <= high or not all(type(item) is kind for item in items):
-        return None
-    return items
 
 
 @dataclass(frozen=True)
@@ -272,22 +261,22 @@ class BlindedPacket:
             raise error("holdout_commitment_digest: invalid_digest")
         if not is_digest(self.mapping_commitment):
             raise error("mapping_commitment: invalid_digest")
-        evidence = _tuple_of(self.source_evidence, SourceEvidence, 1, MAX_ROWS)
+        evidence = tuple_of(self.source_evidence, SourceEvidence, 1, MAX_ROWS)
         if evidence is None:
             raise error("source_evidence: invalid_sequence")
-        candidates = _tuple_of(self.candidates, BlindedCandidate, 2, 26)
+        candidates = tuple_of(self.candidates, BlindedCandidate, 2, 26)
         if candidates is None:
             raise error("candidates: invalid_sequence")
-        if [c.alias for c in candidates] != [_alias(i) for i in range(len(candidates))]:
+        if [c.alias for c in candidates] != [alias_for(i) for i in range(len(candidates))]:
             raise error("candidates: invalid_alias_order")
-        rubric = _tuple_of(self.rubric, RubricCriterion, 1, 8)
+        rubric = tuple_of(self.rubric, RubricCriterion, 1, 8)
         if rubric is None:
             raise error("rubric: invalid_sequence")
         if type(self.conflict_of_interest) is not ConflictOfInterest:
             raise error("conflict_of_interest: invalid_metadata")
-        _set(self, "source_evidence", evidence)
-        _set(self, "candidates", candidates)
-        _set(self, "rubric", rubric)
+        set_field(self, "source_evidence", evidence)
+        set_field(self, "candidates", candidates)
+        set_field(self, "rubric", rubric)
 
     def __repr__(self) -> str:
         return f"BlindedPacket(<redacted>, candidate_count={len(self.candidates)})"
@@ -364,251 +353,24 @@ _CANDIDATE_KEYS = frozenset({"alias", "content"})
 _CRITERION_KEYS = frozenset({"criterion_ref", "maximum_score", "minimum_score", "question"})
 _COI_KEYS = frozenset({"declaration_digest", "reviewer_ref", "status"})
 _EVIDENCE_KEYS = frozenset({"content", "evidence_ref"})
-_MAPPING_KEYS = frozenset(
-    {
-        "entries",
-        "holdout_commitment_digest",
-        "mapping_commitment",
-        "packet_set_ref",
-        "schema_version",
-    }
-)
-_ENTRY_KEYS = frozenset({"assignments", "case_ref"})
-_ASSIGNMENT_KEYS = frozenset(
-    {"alias", "candidate_identity", "output_digest", "submission_manifest_digest"}
-)
-
-
-def _exact(value: object, keys: frozenset[str]) -> bool:
-    return type(value) is dict and value.keys() == keys
-
-
-def _rows(value: object, keys: frozenset[str]) -> bool:
-    return (type(value) is list or type(value) is tuple) and all(
-        _exact(item, keys) for item in value
-    )
 
 
 def _packet_shape(document: object) -> bool:
     return (
-        _exact(document, _PACKET_KEYS)
+        exact_keys(document, _PACKET_KEYS)
         and isinstance(document, dict)
-        and _rows(document["candidates"], _CANDIDATE_KEYS)
-        and _rows(document["rubric"], _CRITERION_KEYS)
-        and _rows(document["source_evidence"], _EVIDENCE_KEYS)
-        and _exact(document["conflict_of_interest"], _COI_KEYS)
+        and exact_rows(document["candidates"], _CANDIDATE_KEYS)
+        and exact_rows(document["rubric"], _CRITERION_KEYS)
+        and exact_rows(document["source_evidence"], _EVIDENCE_KEYS)
+        and exact_keys(document["conflict_of_interest"], _COI_KEYS)
     )
-
-
-def _mapping_shape(document: object) -> bool:
-    return (
-        _exact(document, _MAPPING_KEYS)
-        and isinstance(document, dict)
-        and _rows(document["entries"], _ENTRY_KEYS)
-        and all(_rows(entry["assignments"], _ASSIGNMENT_KEYS) for entry in document["entries"])
-    )
-
-
-@dataclass(frozen=True)
-class IdentityAssignment:
-    """Private: which candidate identity sits behind one alias of one case."""
-
-    alias: str
-    candidate_identity: str
-    submission_manifest_digest: str
-    output_digest: str
-
-    def __post_init__(self) -> None:
-        if type(self.alias) is not str or _ALIAS.fullmatch(self.alias) is None:
-            raise error("assignment_alias: invalid_alias")
-        if not is_public_ref(self.candidate_identity):
-            raise error("candidate_identity: invalid_reference")
-        if not is_digest(self.submission_manifest_digest):
-            raise error("submission_manifest_digest: invalid_digest")
-        if not is_digest(self.output_digest):
-            raise error("output_digest: invalid_digest")
-
-    def __repr__(self) -> str:
-        return "IdentityAssignment(<redacted>)"
-
-    def to_private_dict(self) -> dict[str, Any]:
-        """``{alias, candidate_identity, output_digest, submission_manifest_digest}``."""
-        return {
-            "alias": self.alias,
-            "candidate_identity": self.candidate_identity,
-            "output_digest": self.output_digest,
-            "submission_manifest_digest": self.submission_manifest_digest,
-        }
-
-
-@dataclass(frozen=True)
-class MappingEntry:
-    """Private: the alias assignments of one case, in slot order."""
-
-    case_ref: str
-    assignments: tuple[IdentityAssignment, ...]
-
-    def __post_init__(self) -> None:
-        if not is_public_ref(self.case_ref):
-            raise error("case_ref: invalid_reference")
-        assignments = _tuple_of(self.assignments, IdentityAssignment, 2, 26)
-        if assignments is None:
-            raise error("assignments: invalid_count")
-        if [a.alias for a in assignments] != [_alias(i) for i in range(len(assignments))]:
-            raise error("assignments: invalid_alias_order")
-        if len({a.candidate_identity for a in assignments}) != len(assignments):
-            raise error("assignments: duplicate_identity")
-        _set(self, "assignments", assignments)
-
-    def __repr__(self) -> str:
-        return "MappingEntry(<redacted>)"
-
-    def to_private_dict(self) -> dict[str, Any]:
-        """``{assignments: [...], case_ref}``."""
-        return {
-            "assignments": [a.to_private_dict() for a in self.assignments],
-            "case_ref": self.case_ref,
-        }
-
-
-@dataclass(frozen=True)
-class SealedIdentityMapping:
-    """The identity-bearing mapping of a packet set and its HMAC commitment.
-
-    Keep it under access control; never attach it to packets or reports.
-    """
-
-    packet_set_ref: str
-    holdout_commitment_digest: str
-    entries: tuple[MappingEntry, ...]
-    mapping_commitment: str
-    schema_version: str = MAPPING_SCHEMA
-
-    def __post_init__(self) -> None:
-        if type(self.schema_version) is not str or self.schema_version != MAPPING_SCHEMA:
-            raise error("schema_version: unsupported_version")
-        if not is_public_ref(self.packet_set_ref):
-            raise error("packet_set_ref: invalid_reference")
-        if not is_digest(self.holdout_commitment_digest):
-            raise error("holdout_commitment_digest: invalid_digest")
-        if not is_digest(self.mapping_commitment):
-            raise error("mapping_commitment: invalid_digest")
-        entries = _tuple_of(self.entries, MappingEntry, 1, MAX_ROWS)
-        if entries is None:
-            raise error("mapping_entries: invalid_count")
-        if len({e.case_ref for e in entries}) != len(entries):
-            raise error("mapping_entries: duplicate_case")
-        _set(self, "entries", entries)
-
-    def __repr__(self) -> str:
-        return "SealedIdentityMapping(<redacted>)"
-
-    def to_private_dict(self) -> dict[str, Any]:
-        """The private mapping document (review.md §4.2)."""
-        return {
-            "entries": [e.to_private_dict() for e in self.entries],
-            "holdout_commitment_digest": self.holdout_commitment_digest,
-            "mapping_commitment": self.mapping_commitment,
-            "packet_set_ref": self.packet_set_ref,
-            "schema_version": self.schema_version,
-        }
-
-    def to_private_json(self) -> str:
-        """Canonical JSON of :meth:`to_private_dict` without a trailing newline."""
-        return cj(self.to_private_dict())
-
-    @classmethod
-    def from_private_dict(cls, document: object) -> SealedIdentityMapping:
-        """Rebuild a mapping from exactly the document of :meth:`to_private_dict`.
-
-        The result is only as trustworthy as its commitment: verify it before use.
-        """
-        if not _mapping_shape(document):
-            raise error("mapping: invalid_document")
-        assert isinstance(document, dict)
-        return cls(
-            packet_set_ref=document["packet_set_ref"],
-            holdout_commitment_digest=document["holdout_commitment_digest"],
-            entries=tuple(
-                MappingEntry(
-                    case_ref=entry["case_ref"],
-                    assignments=tuple(
-                        IdentityAssignment(
-                            alias=a["alias"],
-                            candidate_identity=a["candidate_identity"],
-                            submission_manifest_digest=a["submission_manifest_digest"],
-                            output_digest=a["output_digest"],
-                        )
-                        for a in entry["assignments"]
-                    ),
-                )
-                for entry in document["entries"]
-            ),
-            mapping_commitment=document["mapping_commitment"],
-            schema_version=document["schema_version"],
-        )
-
-
-@dataclass(frozen=True)
-class MappingAudit:
-    """The result of :func:`verify_sealed_identity_mapping`."""
-
-    valid: bool
-    reason_codes: tuple[str, ...]
-    packet_count: int
-    schema_version: str = AUDIT_SCHEMA
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{packet_count, reason_codes, schema_version, valid}``."""
-        return {
-            "packet_count": self.packet_count,
-            "reason_codes": list(self.reason_codes),
-            "schema_version": self.schema_version,
-            "valid": self.valid,
-        }
-
-
-@dataclass(frozen=True)
-class PacketBalance:
-    """How evenly each candidate identity is spread over the alias slots."""
-
-    balanced: bool
-    candidate_count: int
-    maximum_slot_imbalance: int
-    packet_count: int
-    schema_version: str = field(default=BALANCE_SCHEMA)
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{balanced, candidate_count, maximum_slot_imbalance, packet_count, schema_version}``."""
-        return {
-            "balanced": self.balanced,
-            "candidate_count": self.candidate_count,
-            "maximum_slot_imbalance": self.maximum_slot_imbalance,
-            "packet_count": self.packet_count,
-            "schema_version": self.schema_version,
-        }
 
 
 # --------------------------------------------------------------------------------------------
-# Rendering (§4.3), verification (§4.4), balance (§4.5)
+# Rendering (§4.3) and verification (§4.4)
 
 
-def mapping_payload(
-    packet_set_ref: str, holdout_commitment_digest: str, entries: Iterable[MappingEntry]
-) -> dict[str, Any]:
-    """The payload the mapping commitment covers (review.md §4.3)."""
-    return {
-        "entries": [e.to_private_dict() for e in entries],
-        "holdout_commitment_digest": holdout_commitment_digest,
-        "packet_set_ref": packet_set_ref,
-        "schema_version": MAPPING_SCHEMA,
-    }
-
-
-def _commitment(key: bytes, payload: dict[str, Any]) -> str:
-    return keyed_digest(key, DOMAIN_MAPPING, cj(payload).encode("utf-8"))
-
-
+@entry_point
 def render_blinded_packets(
     *,
     packet_set_ref: str,
@@ -677,7 +439,7 @@ def render_blinded_packets(
                 case_ref=case.case_ref,
                 assignments=tuple(
                     IdentityAssignment(
-                        alias=_alias(slot),
+                        alias=alias_for(slot),
                         candidate_identity=identity,
                         submission_manifest_digest=manifests[identity],
                         output_digest=artifact_digest(case.candidate_outputs[identity]),
@@ -686,7 +448,7 @@ def render_blinded_packets(
                 ),
             )
         )
-    commitment = _commitment(
+    commitment = mapping_commitment(
         key, mapping_payload(packet_set_ref, holdout_commitment_digest, entries)
     )
     mapping = SealedIdentityMapping(
@@ -705,7 +467,7 @@ def render_blinded_packets(
             mapping_commitment=commitment,
             source_evidence=case.source_evidence,
             candidates=tuple(
-                BlindedCandidate(alias=_alias(slot), content=case.candidate_outputs[identity])
+                BlindedCandidate(alias=alias_for(slot), content=case.candidate_outputs[identity])
                 for slot, identity in enumerate(order)
             ),
             rubric=rubric_tuple,
@@ -723,7 +485,7 @@ def _manifest_digests(value: object, identities: frozenset[str]) -> dict[str, st
     items: list[tuple[Any, Any]] = []
     try:
         items = list(itertools.islice(value.items(), len(identities) + 1))
-    except Exception:
+    except Exception:  # the caller's mapping raised while being read
         failed = True
     if failed:
         raise error("submission_manifest_digests: invalid_keys")
@@ -740,6 +502,7 @@ def _manifest_digests(value: object, identities: frozenset[str]) -> dict[str, st
     return result
 
 
+@entry_point
 def verify_sealed_identity_mapping(
     packets: Iterable[BlindedPacket], mapping: SealedIdentityMapping, randomization_key: bytes
 ) -> MappingAudit:
@@ -756,7 +519,7 @@ def verify_sealed_identity_mapping(
     ):
         return MappingAudit(valid=False, reason_codes=("invalid_packet_set",), packet_count=0)
     reasons: list[str] = []
-    expected = _commitment(
+    expected = mapping_commitment(
         randomization_key,
         mapping_payload(mapping.packet_set_ref, mapping.holdout_commitment_digest, mapping.entries),
     )
@@ -793,29 +556,4 @@ def _packet_matches(
         candidate.alias == assignment.alias
         and artifact_digest(candidate.content) == assignment.output_digest
         for candidate, assignment in zip(packet.candidates, entry.assignments)
-    )
-
-
-def validate_packet_balance(mapping: SealedIdentityMapping) -> PacketBalance:
-    """Count how often each identity occupies each alias slot (review.md §4.5)."""
-    if type(mapping) is not SealedIdentityMapping:
-        raise error("mapping: invalid_mapping")
-    first = mapping.entries[0]
-    count = len(first.assignments)
-    identities = frozenset(a.candidate_identity for a in first.assignments)
-    slots: dict[str, list[int]] = {identity: [0] * count for identity in identities}
-    shape_valid = True
-    for entry in mapping.entries:
-        names = [a.candidate_identity for a in entry.assignments]
-        if len(names) != count or frozenset(names) != identities:
-            shape_valid = False
-            continue
-        for slot, identity in enumerate(names):
-            slots[identity][slot] += 1
-    imbalance = max((max(c) - min(c) for c in slots.values()), default=0)
-    return PacketBalance(
-        balanced=shape_valid and imbalance <= 1,
-        candidate_count=count,
-        maximum_slot_imbalance=imbalance,
-        packet_count=len(mapping.entries),
     )

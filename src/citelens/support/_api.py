@@ -10,6 +10,7 @@ digests only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -19,17 +20,19 @@ from citelens._pseudonym import pseudonymise
 from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
 from citelens.limits import Limits
-from citelens.support._columnar import (
-    adjudications_from_table,
-    citations_from_table,
-    claims_from_table,
-    empty_frame,
-    evidence_from_table,
-    python_records_table,
-    type_csv_table,
-)
+from citelens.support._cells import Cell
+from citelens.support._columnar import empty_frame, python_records_table
 from citelens.support._digest import support_digests
+from citelens.support._fields import PROBLEMS
 from citelens.support._kernel import DOC, REASON_CODES, KernelResult, run_kernel
+from citelens.support._normalize import (
+    ROW,
+    adjudication_stage,
+    citation_stage,
+    claim_stage,
+    csv_cells,
+    evidence_stage,
+)
 from citelens.support._records import (
     AtomicClaim,
     Citation,
@@ -46,8 +49,13 @@ from citelens.support._report import (
     DeterministicSpanChecks,
     SupportTables,
     _guard,
+    caller_objects,
 )
 from citelens.support._rows import (
+    ADJUDICATION_RECORD_KEYS,
+    CITATION_RECORD_KEYS,
+    CLAIM_RECORD_KEYS,
+    EVIDENCE_RECORD_KEYS,
     adjudication_rows,
     citation_rows,
     claim_rows,
@@ -119,11 +127,6 @@ def _classify(value: Any, name: str, limit: int) -> tuple[str, Any]:
         if isinstance(content, pa.Table):
             if content.num_rows > limit:
                 raise fail(f"{name} exceeds the record limit", "limit")
-            if suffix == ".csv":
-                typed = type_csv_table(content)
-                if isinstance(typed, list):
-                    return "rows", typed
-                content = typed
             return "table", content
         if suffix == ".json":
             if isinstance(content, list):
@@ -164,32 +167,102 @@ def _polars(value: Any) -> Any:
     return value
 
 
-def _stage(
+def _raise_first(problem: pl.Series) -> None:
+    """Raise the catalogue error of the first row with a problem (input order)."""
+    rows = problem.is_not_null().arg_true()
+    if len(rows):
+        message, category = PROBLEMS[int(problem[int(rows[0])])]
+        raise fail(message, category)
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """How one collection reaches the rule engine: a frame, and typed CSV cells if any."""
+
+    frame: pl.DataFrame
+    typed: dict[str, Cell] | None
+
+
+def _engine_input(kind: str, payload: Any, csv: bool) -> _Engine | None:
+    """The frame the columnar engine evaluates, or ``None`` for Python objects that are not
+    representable as typed columns (typed records, non-dict rows, mixed Python types)."""
+    table: pa.Table | None
+    if kind == "table":
+        table = payload
+    elif kind == "rows":
+        table = python_records_table(payload) if payload else None
+        if table is None:
+            return None
+    else:
+        return None
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return _Engine(frame, csv_cells(frame) if csv else None)
+
+
+def _zero(frame: pl.DataFrame) -> pl.Series:
+    return pl.Series(DOC, [0] * frame.height, dtype=pl.UInt32)
+
+
+def _drop_doc(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.drop([c for c in (DOC, ROW) if c in frame.columns])
+
+
+def _collection(
     value: Any,
     name: str,
     limit: int,
     record_keys: frozenset[str],
     empty: tuple[pa.Schema, ...],
-    fast: Callable[[pa.Table], Any],
+    engine: Callable[[_Engine], Any],
     rows: Callable[[Any], Any],
 ) -> Any:
-    """One collection stage: classify, then evaluate columnar when the collection is inside
-    the exact columnar domain, else by the row rules (which also name the first defect)."""
+    """One collection stage: classify, then evaluate by the columnar rule engine (which names
+    the first defective row); Python objects that are not typed columns take the record rules."""
     kind, payload = _classify(value, name, limit)
     if kind == "empty":
         frames = tuple(empty_frame(schema) for schema in empty)
         return frames if len(frames) > 1 else frames[0]
     if kind == "json_object":
-        return _polars(rows(_json_object(payload, record_keys)))
-    if kind == "table":
-        result = fast(payload)
-        return result if result is not None else _polars(rows(_io.table_rows(payload)))
-    if kind == "rows":
-        table = python_records_table(payload)
-        result = fast(table) if table is not None else None
-        if result is not None:
-            return result
-    return _polars(rows(payload))
+        return _polars(caller_objects(lambda: rows(_json_object(payload, record_keys))))
+    columnar = _engine_input(kind, payload, _io.data_file_suffix(value) == ".csv")
+    if columnar is not None:
+        return engine(columnar)
+    if kind == "table":  # a table is always evaluated by the engine
+        raise AssertionError("table input outside the engine")
+    return _polars(caller_objects(lambda: rows(payload)))
+
+
+def _claims_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[_Engine], Any]:
+    def run(data: _Engine) -> tuple[pl.DataFrame, pl.DataFrame]:
+        stage = claim_stage(data.frame, _zero(data.frame), bounds.citations, lengths, data.typed)
+        _raise_first(stage.problem)
+        return _drop_doc(stage.claims), _drop_doc(stage.edges)
+
+    return run
+
+
+def _evidence_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[_Engine], Any]:
+    def run(data: _Engine) -> tuple[pl.DataFrame, pl.DataFrame]:
+        stage = evidence_stage(
+            data.frame, _zero(data.frame), bounds.adjudications, lengths, data.typed
+        )
+        _raise_first(stage.problem)
+        return _drop_doc(stage.evidence), _drop_doc(stage.adjudications)
+
+    return run
+
+
+def _citations_engine(data: _Engine) -> pl.DataFrame:
+    stage = citation_stage(data.frame, _zero(data.frame), data.typed)
+    _raise_first(stage.problem)
+    return _drop_doc(stage.edges)
+
+
+def _adjudications_engine(data: _Engine) -> pl.DataFrame:
+    stage = adjudication_stage(data.frame, _zero(data.frame), data.typed)
+    _raise_first(stage.problem)
+    return _drop_doc(stage.adjudications)
 
 
 def _compute(
@@ -200,35 +273,28 @@ def _compute(
     source_lengths: Any,
     bounds: _Bounds,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    from citelens.support._rows import (
-        ADJUDICATION_RECORD_KEYS,
-        CITATION_RECORD_KEYS,
-        CLAIM_RECORD_KEYS,
-        EVIDENCE_RECORD_KEYS,
-    )
-
-    lengths = source_length_rows(source_lengths, bounds.evidence)
+    lengths = caller_objects(lambda: source_length_rows(source_lengths, bounds.evidence))
 
     # Stage 2: claims.
-    claim_table, embedded_edges = _stage(
+    claim_table, embedded_edges = _collection(
         claims,
         "claim collection",
         bounds.claims,
         CLAIM_RECORD_KEYS,
         (CLAIM_SCHEMA, EDGE_SCHEMA),
-        lambda t: claims_from_table(t, bounds.citations, lengths),
+        _claims_engine(bounds, lengths),
         lambda v: claim_rows(
             v, claim_limit=bounds.claims, citation_limit=bounds.citations, source_lengths=lengths
         ),
     )
     # Stage 3: evidence.
-    evidence_table, embedded_adj = _stage(
+    evidence_table, embedded_adj = _collection(
         evidence,
         "evidence collection",
         bounds.evidence,
         EVIDENCE_RECORD_KEYS,
         (EVIDENCE_SCHEMA, ADJUDICATION_SCHEMA),
-        lambda t: evidence_from_table(t, lengths),
+        _evidence_engine(bounds, lengths),
         lambda v: evidence_rows(
             v,
             evidence_limit=bounds.evidence,
@@ -246,33 +312,61 @@ def _compute(
         raise fail("duplicate evidence identifiers", "reference")
 
     # Stage 6-7: explicit citations and the combined edge bound.
-    explicit_edges = _stage(
+    explicit_edges = _collection(
         citations,
         "citation collection",
         bounds.citations,
         CITATION_RECORD_KEYS,
         (EDGE_SCHEMA,),
-        citations_from_table,
+        _citations_engine,
         lambda v: citation_rows(v, citation_limit=bounds.citations),
     )
     if embedded_edges.height + explicit_edges.height > bounds.citations:
         raise fail("citation collection exceeds the record limit", "limit")
-    edge_frame = _with_doc(pl.concat([embedded_edges, explicit_edges]), 0)
+    edge_frame = _with_doc(
+        pl.concat(
+            [_canonical(embedded_edges, EDGE_SCHEMA), _canonical(explicit_edges, EDGE_SCHEMA)]
+        ),
+        0,
+    )
 
     # Stages 9-10: explicit adjudications and the combined bound.
-    explicit_adj = _stage(
+    explicit_adj = _collection(
         adjudications,
         "adjudication collection",
         bounds.adjudications,
         ADJUDICATION_RECORD_KEYS,
         (ADJUDICATION_SCHEMA,),
-        adjudications_from_table,
+        _adjudications_engine,
         lambda v: adjudication_rows(v, adjudication_limit=bounds.adjudications),
     )
     if embedded_adj.height + explicit_adj.height > bounds.adjudications:
         raise fail("adjudication collection exceeds the record limit", "limit")
-    adjudication_frame = _with_doc(pl.concat([embedded_adj, explicit_adj]), 0)
-    return claim_frame, evidence_frame, edge_frame, adjudication_frame
+    adjudication_frame = _with_doc(
+        pl.concat(
+            [
+                _canonical(embedded_adj, ADJUDICATION_SCHEMA),
+                _canonical(explicit_adj, ADJUDICATION_SCHEMA),
+            ]
+        ),
+        0,
+    )
+    return (
+        _canonical(claim_frame, CLAIM_SCHEMA, doc=True),
+        _canonical(evidence_frame, EVIDENCE_SCHEMA, doc=True),
+        edge_frame,
+        adjudication_frame,
+    )
+
+
+def _canonical(frame: pl.DataFrame, schema: pa.Schema, *, doc: bool = False) -> pl.DataFrame:
+    """The canonical column order and dtypes of ``schema`` (plus ``_d`` when asked)."""
+    columns = [
+        pl.col(f.name).cast(pl.Int64 if pa.types.is_integer(f.type) else pl.String) for f in schema
+    ]
+    if doc:
+        columns.append(pl.col(DOC))
+    return frame.select(columns)
 
 
 def _section_values(

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from citelens._atomic import write_text_atomic
 from citelens._jsonout import canonical_json
+from citelens._fixed import attempt
 from citelens.errors import CitationSupportError
 from citelens.support._kernel import LABELS, REASON_CODES
 from citelens.support._rules import SupportFailure, fail
@@ -48,18 +49,30 @@ class SupportTables(NamedTuple):
 
 
 def _guard(check: Callable[[], T]) -> T:
-    """Run a validation; foreign exceptions become the generic input error, unchained."""
+    """Run a validation: a contract failure becomes its fixed :class:`CitationSupportError`;
+    any other exception is a bug or a broken environment and becomes
+    :class:`~citelens.errors.InternalError` (never an input error). Both are unchained."""
     failure: SupportFailure | None = None
-    foreign = False
     try:
-        return check()
+        return attempt(check)
     except SupportFailure as exc:
         failure = exc
-    except Exception:
-        foreign = True
-    if foreign or failure is None:
-        raise CitationSupportError("citation-support input cannot be normalized", "input")
     raise CitationSupportError(failure.message, failure.category)
+
+
+def caller_objects(read: Callable[[], T]) -> T:
+    """Run code that reads caller-supplied Python objects (mappings, ``__eq__``, ``__str__``,
+    ``to_dict``): what those objects raise is the contract's input error (conventions §1.2),
+    ``citation-support input cannot be normalized``. Used only where caller code runs."""
+    foreign = False
+    try:
+        return read()
+    except SupportFailure:
+        raise
+    except Exception:  # raised by a caller object while it was read
+        foreign = True
+    assert foreign
+    raise fail("citation-support input cannot be normalized", "input")
 
 
 def _count(value: object) -> int:
@@ -91,7 +104,7 @@ class DeterministicSpanChecks:
     invalid_citation_reasons: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _guard(self._validate)
+        _guard(lambda: caller_objects(self._validate))
 
     def _validate(self) -> None:
         for f in dataclasses.fields(self):
@@ -188,7 +201,7 @@ class ClinicianAdjudicationMetrics:
     label_counts: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _guard(self._validate)
+        _guard(lambda: caller_objects(self._validate))
 
     def _validate(self) -> None:
         for f in dataclasses.fields(self):
@@ -277,7 +290,7 @@ class CitationSupportReport:
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
-        _guard(self._validate)
+        _guard(lambda: caller_objects(self._validate))
 
     def _validate(self) -> None:
         for name in (

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from citelens._fixed import ContractFailure
+
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
@@ -42,7 +44,7 @@ class _Missing:
 MISSING: Final = _Missing()
 
 
-class SupportFailure(Exception):
+class SupportFailure(ContractFailure):
     """Private: a catalogue message and its category, turned into CitationSupportError."""
 
     def __init__(self, message: str, category: str) -> None:

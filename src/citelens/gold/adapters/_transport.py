@@ -98,7 +98,7 @@ class JsonTransport:
             body = b""
             try:
                 body = exc.read()
-            except Exception:
+            except Exception:  # reading an error response from the network: no body
                 body = b""
             attempt = _Attempt(exc.code, body, dict(exc.headers or {}), None)
         except TimeoutError:

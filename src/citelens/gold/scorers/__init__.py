@@ -1,8 +1,12 @@
-"""The four gold scorers (gold-harness.md §6)."""
+"""The four gold scorers (gold-harness.md §6), one module each.
+
+:func:`run_scorers` runs them in the registry order: ``citation-detection`` (offline),
+``claim-extraction``, ``verdict-accuracy`` and ``grounding`` (online, through an adapter).
+"""
 
 from __future__ import annotations
 
-from citelens.gold._scorers import (
+from citelens.gold.scorers._api import (
     ScorerResult,
     normalise_label,
     run_scorers,

@@ -1,0 +1,123 @@
+"""``citelens corpus MODE``: run a corpus mode (imported only when the command runs)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, progress_callback
+from citelens.cli._corpus import SUPPORT_ROLES
+from citelens.corpus import run_minimality_corpus, run_summary_citations_corpus, run_support_corpus
+from citelens.errors import CitelensError
+
+__all__ = ["run_minimality", "run_summary_citations", "run_support"]
+
+# A role named by INPUT alone is INPUT/<role>/ (a directory of files) or INPUT/<role><suffix>.
+_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc", ".jsonl", ".ndjson", ".csv")
+
+
+def _role_path(args: argparse.Namespace, role: str) -> Path | None:
+    explicit = getattr(args, role)
+    if explicit:
+        return Path(explicit)
+    if not args.input:
+        return None
+    root = Path(args.input)
+    if (root / role).is_dir():
+        return root / role
+    for suffix in _SUFFIXES:
+        candidate = root / f"{role}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def run_support(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus support``."""
+    try:
+        limits = limits_from_args(args)
+        paths = {role: _role_path(args, role) for role in SUPPORT_ROLES}
+        result = run_support_corpus(
+            paths["claims"],
+            paths["evidence"],
+            paths["citations"],
+            paths["adjudications"],
+            limits=limits,
+            batch_documents=args.batch_documents,
+            edges=args.edges,
+            raw_identifiers=args.raw_identifiers,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    summary = result.summary
+    sys.stdout.write(
+        f"documents: {summary['document_count']} "
+        f"(evaluated {summary['evaluated_document_count']}, "
+        f"failed {summary['failed_document_count']}, "
+        f"passing span checks {summary['passed_document_count']})\n"
+    )
+    if args.strict and (
+        summary["failed_document_count"]
+        or summary["passed_document_count"] != summary["evaluated_document_count"]
+    ):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def run_minimality(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus minimality``."""
+    try:
+        paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
+        result = run_minimality_corpus(
+            paths["documents"],
+            paths["claims"],
+            paths["citations"],
+            max_excess_tokens=args.max_excess_tokens,
+            batch_documents=args.batch_documents,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    totals = result.summary["totals"]
+    sys.stdout.write(
+        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
+        f"failed {totals['documents_failed']}); citations: {totals['citations']}, "
+        f"flagged {totals['flagged']}\n"
+    )
+    if args.strict and (totals["flagged"] or totals["documents_failed"]):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def run_summary_citations(args: argparse.Namespace) -> int:
+    """Run ``citelens corpus summary-citations``."""
+    try:
+        limits = limits_from_args(args)
+        paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
+        result = run_summary_citations_corpus(
+            paths["claims"],
+            paths["evidence"],
+            limits=limits,
+            batch_documents=args.batch_documents,
+            progress=progress_callback("documents"),
+        )
+        result.write(args.out)
+    except CitelensError as error:
+        return fail(error)
+    totals = result.summary["totals"]
+    coverage = totals["micro_coverage"]
+    shown = "n/a" if coverage is None else f"{coverage:.4f}"
+    sys.stdout.write(
+        f"documents: {totals['documents']} (evaluated {totals['documents_evaluated']}, "
+        f"failed {totals['documents_failed']}, passing {totals['documents_passing']}); "
+        f"claims: {totals['claims']}, coverage (micro) {shown}\n"
+    )
+    if args.strict and (
+        totals["documents_failed"] or totals["documents_passing"] != totals["documents_evaluated"]
+    ):
+        return EXIT_FAILED
+    return EXIT_OK

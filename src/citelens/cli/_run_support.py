@@ -1,0 +1,52 @@
+"""``citelens support``: run the command (imported only when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+
+from citelens._atomic import write_outputs
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
+from citelens.errors import CitationSupportError, CitelensError
+from citelens.support._api import compute_citation_support_metrics
+
+__all__ = ["run"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``citelens support``."""
+    try:
+        limits = limits_from_args(args)
+        report = compute_citation_support_metrics(
+            Path(args.claims),
+            Path(args.evidence) if args.evidence else (),
+            Path(args.citations) if args.citations else None,
+            Path(args.adjudications) if args.adjudications else None,
+            limits=limits,
+        )
+        outputs: list[tuple[object, str | pa.Table]] = []
+        if args.json:
+            outputs.append((args.json, report.to_json()))
+        if args.markdown:
+            outputs.append((args.markdown, report.to_markdown()))
+        if args.parquet:
+            outputs.append((args.parquet, report.to_arrow()))
+        if args.tables:
+            tables = report.tables(raw_identifiers=args.raw_identifiers)
+            assert tables is not None
+            for name, table in tables._asdict().items():
+                outputs.append((Path(args.tables) / f"{name}.parquet", table))
+        write_outputs(
+            outputs,
+            CitationSupportError("citation-support report could not be written", "io"),
+        )
+    except CitelensError as error:
+        return fail(error)
+    if not (args.json or args.markdown or args.parquet or args.tables):
+        sys.stdout.write(report.to_markdown())
+    if args.strict and not report.deterministic.passed:
+        return EXIT_FAILED
+    return EXIT_OK

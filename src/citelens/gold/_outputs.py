@@ -1,0 +1,103 @@
+"""What a gold run writes and how it stops (gold-harness.md §9.3, §9.5, §9.12): the scorecard
+entries and JSON text, atomic result writes, and the internal stop that carries the diagnostics
+and the error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from citelens._atomic import WriteFailure, write_text_atomic
+from citelens.errors import GoldError
+from citelens.gold._metrics import round_metric
+from citelens.gold.scorers import ScorerResult
+
+__all__ = [
+    "Abort",
+    "card_json",
+    "results_not_written",
+    "round_detail",
+    "rounded_metrics",
+    "scorecard_entry",
+    "write_text",
+]
+
+
+class Abort(Exception):
+    """Internal: stop the run with exit 2, its diagnostic lines and the library error.
+
+    The library functions raise ``error`` (unchained); the CLI prints ``lines`` (or the
+    error line when there are none) and exits 2.
+    """
+
+    def __init__(self, lines: list[str], error: GoldError) -> None:
+        super().__init__()
+        self.lines = lines
+        self.error = error
+
+
+def results_not_written() -> Abort:
+    """The stop for a scorecard, history file, baseline or report that could not be written."""
+    return Abort([], GoldError("gold results could not be written", "io"))
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (a failed write stops the run)."""
+    failed = False
+    try:
+        write_text_atomic(path, text)
+    except WriteFailure:
+        failed = True
+    if failed:
+        raise results_not_written()
+    return path
+
+
+def card_json(card: Mapping[str, Any]) -> str:
+    """The scorecard as indented JSON text with a final newline."""
+    return json.dumps(card, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def rounded_metrics(metrics: Mapping[str, float | int | None]) -> dict[str, float | int | None]:
+    """Float metrics rounded to the scorecard precision; counts and ``None`` as they are."""
+    out: dict[str, float | int | None] = {}
+    for name, value in metrics.items():
+        if isinstance(value, float):
+            out[name] = round_metric(value)
+        else:
+            out[name] = value
+    return out
+
+
+def round_detail(value: Any) -> Any:
+    """Every float inside a per-case detail value rounded to the scorecard precision."""
+    if isinstance(value, float):
+        return round_metric(value)
+    if isinstance(value, list):
+        return [round_detail(v) for v in value]
+    if isinstance(value, dict):
+        return {k: round_detail(v) for k, v in value.items()}
+    return value
+
+
+def scorecard_entry(result: ScorerResult) -> dict[str, Any]:
+    """The scorecard entry of one scorer (§9.5): its status and rounded metrics and details."""
+    if result.status == "skipped":
+        return {
+            "id": result.id,
+            "mode": result.mode,
+            "status": result.status,
+            "skip_code": result.skip_code,
+            "reason": result.reason,
+        }
+    return {
+        "id": result.id,
+        "mode": result.mode,
+        "status": result.status,
+        "metrics": rounded_metrics(result.metrics),
+        "failures": list(result.failures),
+        "notes": list(result.notes),
+        "detail": round_detail(result.detail),
+    }

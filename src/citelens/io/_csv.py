@@ -1,0 +1,160 @@
+"""CSV, read and typed once for every capability (conventions §3, support-metrics.md §4.2,
+summary-citations.md §4.3, minimality.md §6).
+
+Reading: RFC 4180 (comma, ``"`` quoting), UTF-8 with an optional BOM, fully empty lines
+skipped, a repeated header name or a ragged row makes the file unreadable, no header row is
+zero records. Every cell is text and an empty cell is null.
+
+Typing: a contract types some columns. A cell of an integer column that is a base-10 integer
+(ASCII digits with an optional ``-``, or ``+``/``-`` where the contract allows it) becomes an
+int64; a cell of a boolean column that is ``true``/``false`` (any case) becomes a bool. A typed
+cell that does not parse keeps its text. The cell rules are Polars expressions
+(:func:`integer_cells`, :func:`boolean_cells`) used as whole columns by
+:func:`type_csv_columns` and by the lazy corpus scan alike.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Collection
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from citelens.io._json import decode_utf8
+from citelens.io._values import ReadFailure, drop_nulls
+
+__all__ = ["boolean_cells", "csv_header", "integer_cells", "read_csv", "type_csv_columns"]
+
+_SIGNED = r"[+-]?[0-9]+"
+_NEGATIVE = r"-?[0-9]+"
+
+
+def read_csv(data: bytes) -> pa.Table:
+    """The CSV file ``data`` as an all-text Arrow table (empty cell = null).
+
+    Malformed content raises ``ValueError`` (Arrow's ``ArrowInvalid``, invalid UTF-8),
+    ``csv.Error``, or :class:`ReadFailure` for a repeated header name."""
+    text = decode_utf8(data)
+    lines = [line for line in text.splitlines() if line != ""]
+    if not lines:
+        return pa.table({})
+    header = csv_header(lines[0])
+    return pa_csv.read_csv(
+        io.BytesIO(text.encode("utf-8")),
+        read_options=pa_csv.ReadOptions(use_threads=False),
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in header},
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=True,
+            null_values=[""],
+        ),
+    )
+
+
+def csv_header(line: str) -> list[str]:
+    """The column names of a CSV header line; a repeated name makes the file unreadable
+    (:class:`ReadFailure`; engines would silently rename it). Raises ``csv.Error`` for a
+    malformed line."""
+    header = next(csv.reader([line]), [])
+    if len(set(header)) != len(header):
+        raise ReadFailure()
+    return header
+
+
+def integer_cells(cells: pl.Expr, *, plus_sign: bool = False) -> pl.Expr:
+    """Each text cell as a base-10 int64; null where the cell is null, is not an integer
+    (``plus_sign`` allows a leading ``+``) or lies outside int64."""
+    pattern = f"^{_SIGNED if plus_sign else _NEGATIVE}$"
+    return (
+        pl.when(cells.str.contains(pattern)).then(cells.str.to_integer(strict=False)).cast(pl.Int64)
+    )
+
+
+def boolean_cells(cells: pl.Expr) -> pl.Expr:
+    """Each text cell ``true``/``false`` (any case) as a bool; null for any other cell."""
+    lowered = cells.str.to_lowercase()
+    # The result keeps the name of ``cells`` (the ``then`` branch names it).
+    return pl.when(lowered.is_in(["true", "false"])).then(lowered == "true")
+
+
+def _is_text(data_type: pa.DataType) -> bool:
+    return bool(pa.types.is_string(data_type) or pa.types.is_large_string(data_type))
+
+
+def type_csv_columns(
+    table: pa.Table,
+    integer_columns: Collection[str],
+    boolean_columns: Collection[str] = (),
+    *,
+    plus_sign: bool = False,
+    int64_only: bool = False,
+) -> pa.Table | list[dict[str, Any]]:
+    """Type the text columns a contract types; every other column stays as it is.
+
+    Args:
+        table: an all-text table from :func:`read_csv`.
+        integer_columns: names whose cells are parsed as base-10 integers.
+        boolean_columns: names whose cells are parsed as ``true``/``false``.
+        plus_sign: accept a leading ``+`` (support-metrics.md §4.2; summary citations and
+            minimality accept ``-`` only).
+        int64_only: an integer cell beyond int64 keeps its text (support); otherwise it
+            becomes a Python ``int`` of any size (summary citations, minimality).
+
+    Returns:
+        The table with the typed columns as int64/bool when every non-null cell of them
+        parses. A column that mixes parsed and unparsed cells cannot be one Arrow column:
+        then the rows as Python records (nulls dropped), each typed cell converted alone.
+    """
+    ints = [n for n in table.column_names if n in integer_columns]
+    bools = [n for n in table.column_names if n in boolean_columns and n not in ints]
+    ints = [n for n in ints if _is_text(table.schema.field(n).type)]
+    bools = [n for n in bools if _is_text(table.schema.field(n).type)]
+    if not ints and not bools:
+        return table
+    frame = pl.from_arrow(table.select(ints + bools))
+    assert isinstance(frame, pl.DataFrame)
+    typed = frame.select(
+        *(integer_cells(pl.col(n), plus_sign=plus_sign).alias(n) for n in ints),
+        *(boolean_cells(pl.col(n)).alias(n) for n in bools),
+    )
+    untyped = frame.select(
+        (pl.col(n).is_not_null() & typed[n].is_null()).any().alias(n) for n in ints + bools
+    )
+    if not any(untyped.row(0)):
+        for name in ints + bools:
+            table = table.set_column(table.column_names.index(name), name, typed[name].to_arrow())
+        return table
+    return _typed_rows(table, frame, typed, ints, plus_sign=plus_sign, int64_only=int64_only)
+
+
+def _typed_rows(
+    table: pa.Table,
+    frame: pl.DataFrame,
+    typed: pl.DataFrame,
+    ints: list[str],
+    *,
+    plus_sign: bool,
+    int64_only: bool,
+) -> list[dict[str, Any]]:
+    """The rows of a table whose typed columns mix parsed and unparsed cells (a defective
+    file: the contract rejects it at the first row whose cell kept its text)."""
+    integer = re.compile(_SIGNED if plus_sign else _NEGATIVE)
+    rows: list[dict[str, Any]] = table.to_pylist()
+    for name in frame.columns:
+        texts = frame[name].to_list()
+        values = typed[name].to_list()
+        if name in ints and not int64_only:
+            # A parsed cell is None only where it lay outside int64: convert it exactly.
+            values = [
+                int(t) if v is None and t is not None and integer.fullmatch(t) else v
+                for v, t in zip(values, texts)
+            ]
+        for row, value, text in zip(rows, values, texts):
+            row[name] = text if value is None else value
+    return [drop_nulls(row) for row in rows]

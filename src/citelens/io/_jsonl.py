@@ -1,0 +1,103 @@
+"""JSON Lines, read once for every capability (conventions §3).
+
+Lines are split on ``\\n`` and a trailing ``\\r`` is removed; blank lines (spaces, tabs and
+``\\r`` only) are skipped; every other line is one JSON value. Arrow's JSON reader is used
+when it types every column exactly; otherwise the values are decoded with :mod:`json`, because
+an Arrow float or null column would lose the int/float or absent/null distinction and Arrow
+reads ISO-date-like strings as timestamps.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.json as pa_json
+
+from citelens.io._json import decode_utf8, loads_json
+from citelens.io._values import ReadFailure, drop_nulls
+
+__all__ = ["jsonl_table", "jsonl_values", "read_jsonl"]
+
+# What Python's json module and the readers of the input raise on malformed input.
+_MALFORMED = (ValueError, RecursionError, pa.ArrowException)
+
+
+def _inexact(data_type: pa.DataType) -> bool:
+    """True for column types that would not round-trip the JSON values exactly: floats (the
+    int/float distinction), nulls, and temporal types (Arrow reads ISO-date-like strings as
+    timestamps)."""
+    if (
+        pa.types.is_floating(data_type)
+        or pa.types.is_null(data_type)
+        or pa.types.is_temporal(data_type)
+    ):
+        return True
+    if pa.types.is_struct(data_type):
+        return any(_inexact(data_type.field(i).type) for i in range(data_type.num_fields))
+    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        return _inexact(data_type.value_type)
+    return False
+
+
+def jsonl_values(text: str) -> list[Any]:
+    """The values of the non-blank lines of ``text``, nulls dropped from every mapping.
+
+    A malformed line raises ``ValueError`` (or ``RecursionError``)."""
+    values: list[Any] = []
+    for line in text.split("\n"):
+        line = line.removesuffix("\r")
+        if not line.strip(" \t\r"):
+            continue
+        values.append(drop_nulls(loads_json(line)))
+    return values
+
+
+def _arrow_table(text: str) -> pa.Table | None:
+    """Arrow's reading of the lines when it is exact, else ``None``."""
+    failed = False
+    table: pa.Table | None = None
+    try:
+        table = pa_json.read_json(io.BytesIO(text.encode("utf-8")))
+    except pa.ArrowException:  # not one Arrow type per column: decode the values instead
+        failed = True
+    if failed or table is None or any(_inexact(field.type) for field in table.schema):
+        return None
+    return table
+
+
+def read_jsonl(data: bytes) -> pa.Table | list[Any]:
+    """A JSON Lines file's content: an Arrow table when Arrow types every column exactly,
+    else the list of its values. Malformed content raises ``ValueError``."""
+    text = decode_utf8(data)
+    table = _arrow_table(text)
+    if table is not None:
+        return table
+    return jsonl_values(text)
+
+
+def jsonl_table(path: object) -> pa.Table:
+    """A JSON Lines file of records as one Arrow table, typed from every line (the corpus
+    reader: Polars' own reader infers types from the first lines only).
+
+    Values that no single Arrow type holds exactly (a column mixing identifiers and records,
+    a line that is not an object) cannot form a table: :class:`ReadFailure`, as for a file
+    that is missing or malformed. A file without records is a table without rows."""
+    failed = False
+    table: pa.Table | None = None
+    try:
+        content = read_jsonl(Path(os.fspath(path)).read_bytes())  # type: ignore[call-overload]
+        if isinstance(content, pa.Table):
+            table = content
+        elif content:
+            table = pa.Table.from_struct_array(pa.array(content))
+        else:
+            table = pa.table({"document_ref": pa.array([], pa.string())})
+    except (OSError, TypeError, *_MALFORMED):
+        failed = True
+    if failed or table is None:
+        raise ReadFailure()
+    return table

@@ -1,0 +1,419 @@
+"""The field rules of the support contract (§3.5–§3.8) as whole-column expressions over cells.
+
+Every function takes :class:`~citelens.support._cells.Cell` columns and returns the normalised
+column plus *ordered checks*: ``(rows that fail, problem code)`` pairs in the order the contract
+evaluates them. The record rules (``_normalize``) concatenate these lists in their own step
+order, and the first failing check of every row becomes its problem code.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from citelens.io import drop_nulls
+from citelens.support._cells import (
+    ABSENT,
+    BIG,
+    BOOL,
+    FLOAT,
+    INT,
+    LIST,
+    STR,
+    STRUCT,
+    Cell,
+    cell_of,
+    first_value,
+)
+from citelens.support._rules import LABEL_SPELLINGS
+
+__all__ = [
+    "FLAG_KEYS",
+    "LABEL_KEYS",
+    "LENGTH_ALIASES",
+    "PROBLEMS",
+    "TEXT_ALIASES",
+    "Check",
+    "Problem",
+    "claim_type_rule",
+    "first_problem",
+    "group",
+    "identifier_rule",
+    "label_rule",
+    "length_rule",
+    "optional_identifier_rule",
+    "span_rule",
+    "whitespace",
+]
+
+
+class Problem:
+    """Problem codes: the index of a (message, category) pair in :data:`PROBLEMS`."""
+
+    CONFLICT: Final = 0
+    CLAIM_ID_REQUIRED: Final = 1
+    EVIDENCE_ID_REQUIRED: Final = 2
+    SPAN_TUPLE: Final = 3
+    SPAN_CONFLICT: Final = 4
+    SPAN_NOT_INT: Final = 5
+    LENGTH_NOT_INT: Final = 6
+    CITATION_VALUE: Final = 7
+    CITATION_LIMIT: Final = 8
+    ITEM_EVIDENCE: Final = 9
+    ID_NOT_STRING: Final = 10
+    ID_INVALID: Final = 11
+    CLAIM_TYPE: Final = 12
+    CITATION_IDS: Final = 13
+    LABEL_NOT_STRING: Final = 14
+    LABEL_UNSUPPORTED: Final = 15
+    FLAG_NOT_BOOL: Final = 16
+    LABEL_CONFLICT: Final = 17
+    ADJUDICATION_FIELDS: Final = 18
+    ADJUDICATION_LIMIT: Final = 19
+
+
+PROBLEMS: Final[tuple[tuple[str, str], ...]] = (
+    ("conflicting field aliases", "record"),
+    ("claim identifier is required", "record"),
+    ("evidence identifier is required", "record"),
+    ("span tuple must contain two offsets", "span"),
+    ("conflicting span offsets", "span"),
+    ("span offsets must be integers", "span"),
+    ("source lengths must be integers", "value"),
+    ("citation values must be identifiers or records", "record"),
+    ("citation collection exceeds the record limit", "limit"),
+    ("citation record requires an evidence identifier", "record"),
+    ("identifier must be a string", "identifier"),
+    ("identifier is empty, bounded, and control-free", "identifier"),
+    ("claim type must be a bounded label", "value"),
+    ("citation requires claim and evidence identifiers", "record"),
+    ("adjudication label must be a string", "value"),
+    ("adjudication label is unsupported", "value"),
+    ("adjudication flags must be boolean", "value"),
+    ("conflicting adjudication labels", "value"),
+    ("adjudication requires claim, evidence, and label", "record"),
+    ("adjudication collection exceeds the record limit", "limit"),
+)
+
+Check = tuple[pl.Series, int]
+"""Rows that fail a check (Boolean) and the problem code they get."""
+
+
+@functools.cache
+def whitespace() -> str:
+    """Every character for which ``str.isspace()`` is true (the identifier rule's strip)."""
+    return "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+
+
+def first_problem(checks: Sequence[Check], n: int) -> pl.Series:
+    """Per row, the code of its first failing check (UInt8), null when every check passes."""
+    if not checks:
+        return pl.Series([None] * n, dtype=pl.UInt8)
+    expr: Any = pl.when(checks[0][0].fill_null(False)).then(pl.lit(checks[0][1], pl.UInt8))
+    for mask, code in checks[1:]:
+        expr = expr.when(mask.fill_null(False)).then(pl.lit(code, pl.UInt8))
+    return pl.select(expr.otherwise(pl.lit(None, pl.UInt8))).to_series().alias("_problem")
+
+
+def _where(mask: pl.Series, then: pl.Series | Any, otherwise: pl.Series | Any) -> pl.Series:
+    return pl.select(pl.when(mask).then(then).otherwise(otherwise)).to_series()
+
+
+# -- identifiers (§3.8) ---------------------------------------------------------------------
+
+_CONTROL = r"[\x00-\x1f\x7f]"
+
+
+def _identifier_text(text: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Stripped text and the rows it fails (empty, over 256 code points, a control)."""
+    ws = whitespace()
+    stripped = text.str.strip_chars(ws)
+    bad = (
+        (stripped.str.len_bytes() < 1)
+        | (stripped.str.len_chars() > 256)
+        | stripped.str.contains(_CONTROL)
+    ).fill_null(False)
+    return stripped, bad
+
+
+def identifier_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
+    """The identifier rule: text or integer, stripped, 1–256 code points, no control."""
+    textual = cell.is_kind(STR, INT, BIG)
+    stripped, bad = _identifier_text(cell.s)
+    return stripped, [(~textual, Problem.ID_NOT_STRING), (textual & bad, Problem.ID_INVALID)]
+
+
+def optional_identifier_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
+    """The optional-identifier rule: absent, null or ``""`` → ``""``, else the identifier rule."""
+    none = (cell.kind == ABSENT) | ((cell.kind == STR) & (cell.s == "")).fill_null(False)
+    value, checks = identifier_rule(cell)
+    return (
+        _where(none, pl.lit(""), value),
+        [(~none & mask, code) for mask, code in checks],
+    )
+
+
+# -- spans (§3.6) ---------------------------------------------------------------------------
+
+NESTED_ALIASES: Final = ("span", "source_span", "claim_span", "evidence_span")
+NESTED_START: Final = ("start", "begin", "offset_start")
+NESTED_END: Final = ("end", "stop", "offset_end")
+SPAN_START: Final = ("start", "source_start", "span_start")
+SPAN_END: Final = ("end", "source_end", "span_end")
+
+
+def _group(cells: dict[str, Cell], aliases: Sequence[str], n: int) -> tuple[Cell, pl.Series]:
+    present = [cells[a] for a in aliases if a in cells]
+    if not present:
+        return _absent(n), pl.Series([False] * n, dtype=pl.Boolean)
+    value, conflict, _ = first_value(present)
+    return value, conflict
+
+
+def _absent(n: int) -> Cell:
+    return cell_of(pl.Series([None] * n, dtype=pl.Null))
+
+
+def _nested_offsets(cell: Cell, n: int) -> tuple[Cell, Cell, list[Check]]:
+    """Nested start/end of one nested span value (a struct or a two-element list)."""
+    checks: list[Check] = []
+    start, end = _absent(n), _absent(n)
+    raw = cell.raw
+    if raw is None:
+        return start, end, checks
+    if isinstance(raw.dtype, pl.Struct):
+        fields = {f.name: cell_of(raw.struct.field(f.name)) for f in raw.dtype.fields}
+        # a null struct row has no nested offsets
+        mask = cell.kind == STRUCT
+        start, start_conflict = _group(fields, NESTED_START, n)
+        end, end_conflict = _group(fields, NESTED_END, n)
+        start = _masked(start, mask)
+        end = _masked(end, mask)
+        checks += [
+            (mask & start_conflict, Problem.CONFLICT),
+            (mask & end_conflict, Problem.CONFLICT),
+        ]
+    elif isinstance(raw.dtype, pl.List | pl.Array):
+        values = raw.cast(pl.List(raw.dtype.inner)) if isinstance(raw.dtype, pl.Array) else raw
+        mask = cell.kind == LIST
+        checks.append((mask & (values.list.len() != 2).fill_null(False), Problem.SPAN_TUPLE))
+        ok = mask & (values.list.len() == 2).fill_null(False)
+        start = _masked(cell_of(values.list.get(0, null_on_oob=True)), ok)
+        end = _masked(cell_of(values.list.get(1, null_on_oob=True)), ok)
+    return start, end, checks
+
+
+def _masked(cell: Cell, mask: pl.Series) -> Cell:
+    kind = _where(mask, cell.kind, pl.lit(ABSENT, pl.UInt8))
+    return Cell(kind, cell.s, cell.i, cell.u, cell.f, cell.raw)
+
+
+def _choose(cells: list[Cell], chosen: pl.Series) -> Cell:
+    """Per row, the cell at position ``chosen`` (absent where ``chosen`` is null)."""
+    out = _absent(len(chosen))
+    for position, cell in enumerate(cells):
+        take = (chosen == position).fill_null(False)
+        out = Cell(
+            _where(take, cell.kind, out.kind),
+            _where(take, cell.s, out.s),
+            _where(take, cell.i, out.i),
+            _where(take, cell.u, out.u),
+            _where(take, cell.f, out.f),
+        )
+    return out
+
+
+def _int64(cell: Cell) -> pl.Series:
+    return _where(cell.kind == INT, cell.i, pl.lit(None, pl.Int64))
+
+
+def span_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, pl.Series, list[Check]]:
+    """The span rule: nested and top-level offsets, conflicts, int64 offsets."""
+    checks: list[Check] = []
+    nested_cells = [cells[a] for a in NESTED_ALIASES if a in cells]
+    nested_start, nested_end = _absent(n), _absent(n)
+    if nested_cells:
+        _, nested_conflict, chosen = first_value(nested_cells)
+        checks.append((nested_conflict, Problem.CONFLICT))
+        starts, ends = [], []
+        inner: list[list[Check]] = []
+        for cell in nested_cells:
+            start, end, cell_checks = _nested_offsets(cell, n)
+            starts.append(start)
+            ends.append(end)
+            inner.append(cell_checks)
+        for position, cell_checks in enumerate(inner):
+            take = (chosen == position).fill_null(False)
+            checks += [(take & mask, code) for mask, code in cell_checks]
+        nested_start, nested_end = _choose(starts, chosen), _choose(ends, chosen)
+    start, start_conflict = _group(cells, SPAN_START, n)
+    end, end_conflict = _group(cells, SPAN_END, n)
+    checks += [(start_conflict, Problem.CONFLICT), (end_conflict, Problem.CONFLICT)]
+    from_nested: list[Cell] = []
+    for top, nested in ((start, nested_start), (end, nested_end)):
+        both = top.present & nested.present
+        value, differ, _ = first_value([top, nested])
+        checks.append((both & differ, Problem.SPAN_CONFLICT))
+        from_nested.append(value)
+    start_value, end_value = from_nested
+    checks.append((start_value.present & (start_value.kind != INT), Problem.SPAN_NOT_INT))
+    checks.append((end_value.present & (end_value.kind != INT), Problem.SPAN_NOT_INT))
+    return _int64(start_value), _int64(end_value), checks
+
+
+# -- lengths --------------------------------------------------------------------------------
+
+LENGTH_ALIASES: Final = ("source_length", "document_length", "text_length", "length")
+TEXT_ALIASES: Final = ("source_text", "document_text")
+
+
+def length_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:
+    """Explicit length aliases (non-bool int64), else the length of a text alias."""
+    length, conflict = _group(cells, LENGTH_ALIASES, n)
+    text, text_conflict = _group(cells, TEXT_ALIASES, n)
+    absent = ~length.present
+    checks: list[Check] = [
+        (conflict, Problem.CONFLICT),
+        (length.present & (length.kind != INT), Problem.LENGTH_NOT_INT),
+        (absent & text_conflict, Problem.CONFLICT),
+    ]
+    from_text = _where(
+        text.kind == STR, text.s.str.len_chars().cast(pl.Int64), pl.lit(None, pl.Int64)
+    )
+    return _where(absent, from_text, _int64(length)), checks
+
+
+# -- distinct-value rules: claim types and labels --------------------------------------------
+
+
+def _python_text(cell: Cell) -> pl.Series:
+    """``str(value)`` per row for the kinds a text rule reads (Python's own formatting)."""
+    text = _where(cell.kind == STR, cell.s, pl.lit(None, pl.String))
+    text = _where(cell.is_kind(INT, BIG), cell.s, text)
+    text = _where(cell.kind == BOOL, _where(cell.i == 1, pl.lit("True"), pl.lit("False")), text)
+    floats = cell.kind == FLOAT
+    if bool(floats.any()):
+        text = _where(floats, _map_distinct(cell.f, repr), text)
+    return text
+
+
+def _map_distinct(series: pl.Series, function: Callable[[Any], str | None]) -> pl.Series:
+    """Apply a Python function to the distinct values only (a vocabulary, not the rows)."""
+    distinct = series.drop_nulls().unique()
+    mapped = pl.Series([function(v) for v in distinct.to_list()], dtype=pl.String)
+    return series.replace_strict(distinct, mapped, default=None, return_dtype=pl.String)
+
+
+def _casefold(text: pl.Series) -> pl.Series:
+    """``str.casefold()``: Polars lower-casing for ASCII, Python's casefold for the rest."""
+    lowered = text.str.to_lowercase()
+    foreign = text.str.contains(r"[^\x00-\x7f]").fill_null(False)
+    if not bool(foreign.any()):
+        return lowered
+    return _where(foreign, _map_distinct(text, str.casefold), lowered)
+
+
+def claim_type_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
+    """The claim-type rule: a bounded, normalised label or ``""``."""
+    none = (cell.kind == ABSENT) | ((cell.kind == STR) & (cell.s == "")).fill_null(False)
+    text = _python_text(cell)
+    other = ~none & ~cell.is_kind(STR, INT, BIG, BOOL, FLOAT)
+    if bool(other.any()) and cell.raw is not None:
+        nested = _map_distinct_raw(cell.raw, other)
+        text = _where(other, nested, text)
+    normal = (
+        _casefold(text.str.strip_chars(whitespace()))
+        .str.replace_all(r"[^a-z0-9_.-]+", "-")
+        .str.strip_chars("-")
+    )
+    ok = normal.str.contains(r"^[a-z0-9][a-z0-9_.-]{0,63}$").fill_null(False)
+    return _where(none, pl.lit(""), normal), [(~none & ~ok, Problem.CLAIM_TYPE)]
+
+
+def _map_distinct_raw(raw: pl.Series, rows: pl.Series) -> pl.Series:
+    index = rows.arg_true()
+    out = pl.Series([None] * len(raw), dtype=pl.String)
+    values = [str(drop_nulls(v)) for v in raw.gather(index).to_list()]
+    return out.scatter(index, pl.Series(values, dtype=pl.String)) if len(index) else out
+
+
+LABEL_KEYS: Final = (
+    "label",
+    "adjudication",
+    "adjudication_label",
+    "judgment",
+    "clinician_label",
+    "support_label",
+    "verdict",
+    "relation",
+)
+FLAG_KEYS: Final = (
+    ("supports", "supports"),
+    ("supported", "supports"),
+    ("supports_claim", "supports"),
+    ("contradicts", "contradicts"),
+    ("contradicts_claim", "contradicts"),
+)
+
+
+def _normal_label(cell: Cell) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """One label value: the label, rows that are not strings, rows that are unsupported."""
+    text = _where(cell.kind == STR, cell.s, pl.lit(None, pl.String))
+    key = (
+        _casefold(text.str.strip_chars(whitespace()))
+        .str.replace_all(r"[^a-z0-9]+", "_")
+        .str.strip_chars("_")
+    )
+    label = key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
+    label = _where(
+        cell.kind == BOOL, _where(cell.i == 1, pl.lit("supports"), pl.lit("irrelevant")), label
+    )
+    not_string = cell.present & ~cell.is_kind(STR, BOOL)
+    unsupported = (cell.kind == STR) & label.is_null()
+    return label, not_string, unsupported
+
+
+def label_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:
+    """The label rule (§3.7): label keys, boolean flags, conflicts; null = no label."""
+    checks: list[Check] = []
+    collected: list[pl.Series] = []
+    for key in LABEL_KEYS:
+        if key not in cells:
+            continue
+        label, not_string, unsupported = _normal_label(cells[key])
+        # the first bad key decides, so a key's two checks sit together in key order
+        checks.append((not_string, Problem.LABEL_NOT_STRING))
+        checks.append((unsupported, Problem.LABEL_UNSUPPORTED))
+        collected.append(label)
+    flags_present = pl.Series([False] * n, dtype=pl.Boolean)
+    false_targets: list[pl.Series] = []
+    for key, target in FLAG_KEYS:
+        if key not in cells:
+            continue
+        flag = cells[key]
+        flags_present = flags_present | flag.present
+        checks.append((flag.present & (flag.kind != BOOL), Problem.FLAG_NOT_BOOL))
+        is_bool = flag.kind == BOOL
+        collected.append(_where(is_bool & (flag.i == 1), pl.lit(target), pl.lit(None, pl.String)))
+        false_targets.append(
+            _where(is_bool & (flag.i == 0), pl.lit(target), pl.lit(None, pl.String))
+        )
+    if not collected:
+        return pl.Series([None] * n, dtype=pl.String), checks
+    first = pl.select(pl.coalesce(collected)).to_series()
+    conflict = pl.Series([False] * n, dtype=pl.Boolean)
+    for column in collected:
+        conflict = conflict | (column.is_not_null() & (column != first)).fill_null(False)
+    for column in false_targets:
+        conflict = conflict | (column.is_not_null() & (column == first)).fill_null(False)
+    checks.append((conflict, Problem.LABEL_CONFLICT))
+    label = _where(first.is_null() & flags_present, pl.lit("irrelevant"), first)
+    return label, checks
+
+
+def group(cells: dict[str, Cell], aliases: Sequence[str], n: int) -> tuple[Cell, pl.Series]:
+    """The first-value rule over the alias columns present: the value and conflict rows."""
+    return _group(cells, aliases, n)
