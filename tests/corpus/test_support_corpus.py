@@ -451,3 +451,124 @@ def test_bound_below_one_is_bad_input(
     err = capsys.readouterr().err
     assert err == "citelens: error [limit]: record limits must be positive integers\n"
     assert not out.exists()
+
+
+# Defects planted in a document (one per defective document). Each is a contract error of the
+# single-document call: the corpus must flag exactly that document with exactly that error,
+# found by the same columnar pass that evaluates the other documents.
+DEFECTS: list[tuple[str, dict[str, Any]]] = [
+    ("adjudications", {"claim_id": f"{CANARY}-c0", "evidence_id": "e", "label": "n/a"}),
+    ("claims", {"claim_id": "   "}),  # identifier is empty, bounded, and control-free
+    ("evidence", {"evidence_id": "bad\tid"}),  # a control character
+    ("citations", {"claim_id": f"{CANARY}-c0"}),  # citation requires claim and evidence ids
+    ("claims", {"claim_id": f"{CANARY}-x", "citations": ["ok", " "]}),  # a blank cited id
+    ("claims", {"claim_id": f"{CANARY}-c0"}),  # duplicate claim identifiers (with c0)
+    ("evidence", {"evidence_id": "e-x", "start": 5, "end": 2, "source_length": -1}),  # valid
+    (
+        "adjudications",
+        {"claim_id": "c", "evidence_id": "e", "label": "supports", "supported": False},
+    ),
+]
+
+
+def dirty_corpus(
+    seed: int, fraction: float, documents: int = 40
+) -> dict[str, list[dict[str, Any]]]:
+    """A random corpus where about ``fraction`` of the documents hold one planted defect."""
+    rows = random_corpus(seed, documents)
+    rng = random.Random(seed + 1)
+    refs = sorted({r["document_ref"] for role in rows.values() for r in role})
+    for ref in refs:
+        if rng.random() >= fraction:
+            continue
+        role, record = rng.choice(DEFECTS)
+        if role == "claims" and record.get("claim_id") == f"{CANARY}-c0":
+            # the duplicate needs the original: plant both
+            rows["claims"].append({"document_ref": ref, "claim_id": f"{CANARY}-c0"})
+        rows[role].append({"document_ref": ref, **record})
+    return rows
+
+
+def dirty_tables(rows: dict[str, list[dict[str, Any]]]) -> dict[str, pa.Table]:
+    tables = as_tables(rows)
+    flags = [r.get("supported") for r in rows["adjudications"]]
+    if any(flag is not None for flag in flags):
+        tables["adjudications"] = tables["adjudications"].append_column(
+            "supported", pa.array(flags, type=pa.bool_())
+        )
+    return tables
+
+
+@pytest.mark.parametrize("fraction", [0.0, 0.01, 0.2])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_dirty_corpus_rows_equal_single_calls(seed: int, fraction: float) -> None:
+    rows = dirty_corpus(seed, fraction)
+    tables = dirty_tables(rows)
+    result = corpus.run_support_corpus(*tables.values(), batch_documents=1000)
+    check_against_single(rows, result.documents)
+    failed = [r for r in result.documents.to_pylist() if r["status"] == "error"]
+    if fraction == 0.0:
+        assert failed == []
+
+
+def test_dirty_corpus_flags_each_planted_defect() -> None:
+    # Every defect kind once, in its own document, all in one batch: each defective document
+    # gets the error of its defect; the clean documents are evaluated.
+    rows = random_corpus(5, documents=len(DEFECTS) + 3)
+    refs = [f"sha256:{index:064x}" for index in range(len(DEFECTS))]
+    for ref, (role, record) in zip(refs, DEFECTS, strict=True):
+        if role == "claims" and record.get("claim_id") == f"{CANARY}-c0":
+            rows["claims"].append({"document_ref": ref, "claim_id": f"{CANARY}-c0"})
+        rows[role].append({"document_ref": ref, **record})
+    tables = dirty_tables(rows)
+    result = corpus.run_support_corpus(*tables.values(), batch_documents=1000)
+    check_against_single(rows, result.documents)
+    messages = {r["error_message"] for r in result.documents.to_pylist() if r["status"] == "error"}
+    # hand-listed: the message each planted defect must produce (the seventh defect, an
+    # evidence span that is merely invalid, is not an error)
+    assert {
+        "adjudication label is unsupported",
+        "identifier is empty, bounded, and control-free",
+        "citation requires claim and evidence identifiers",
+        "duplicate claim identifiers",
+        "conflicting adjudication labels",
+    } <= messages
+
+
+def test_streamed_outputs_equal_the_in_memory_result(tmp_path: pathlib.Path) -> None:
+    # write_support_corpus streams one row group per batch; the files read back equal the
+    # in-memory result, and summary.json is byte-identical.
+    rows = dirty_corpus(4, 0.2, documents=30)
+    tables = dirty_tables(rows)
+    expected = corpus.run_support_corpus(*tables.values(), batch_documents=1000, edges=True)
+    out = tmp_path / "out"
+    summary = corpus.write_support_corpus(
+        *tables.values(), out_dir=out, batch_documents=7, edges=True
+    )
+    assert summary == expected.summary
+    assert sorted(p.name for p in out.iterdir()) == [
+        "documents.parquet",
+        "edges.parquet",
+        "summary.json",
+        "summary.md",
+    ]
+    documents = pq.read_table(out / "documents.parquet")
+    assert documents.equals(expected.documents)
+    assert pq.read_table(out / "edges.parquet").equals(expected.edges)
+    # 30 documents in batches of 7 → up to ceil(30 / 7) = 5 row groups (empty batches add none)
+    assert 1 < pq.ParquetFile(out / "documents.parquet").num_row_groups <= 5
+    assert (out / "summary.json").read_text(encoding="utf-8") == expected.summary_json()
+
+
+def test_streamed_write_failure_leaves_nothing(tmp_path: pathlib.Path) -> None:
+    rows = random_corpus(8, documents=10)
+    tables = as_tables(rows)
+    out = tmp_path / "out"
+
+    def stop(done: int, total: int) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        corpus.write_support_corpus(*tables.values(), out_dir=out, batch_documents=1, progress=stop)
+    assert not out.exists() or list(out.iterdir()) == []

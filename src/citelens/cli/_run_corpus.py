@@ -8,7 +8,11 @@ from pathlib import Path
 
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, progress_callback
 from citelens.cli._corpus import SUPPORT_ROLES
-from citelens.corpus import run_minimality_corpus, run_summary_citations_corpus, run_support_corpus
+from citelens.corpus import (
+    run_minimality_corpus,
+    run_summary_citations_corpus,
+    write_support_corpus,
+)
 from citelens.errors import CitelensError
 
 __all__ = ["run_minimality", "run_summary_citations", "run_support"]
@@ -38,21 +42,21 @@ def run_support(args: argparse.Namespace) -> int:
     try:
         limits = limits_from_args(args)
         paths = {role: _role_path(args, role) for role in SUPPORT_ROLES}
-        result = run_support_corpus(
+        # streamed batch by batch into the output set: memory holds one batch
+        summary = write_support_corpus(
             paths["claims"],
             paths["evidence"],
             paths["citations"],
             paths["adjudications"],
+            out_dir=args.out,
             limits=limits,
             batch_documents=args.batch_documents,
             edges=args.edges,
             raw_identifiers=args.raw_identifiers,
             progress=progress_callback("documents"),
         )
-        result.write(args.out)
     except CitelensError as error:
         return fail(error)
-    summary = result.summary
     sys.stdout.write(
         f"documents: {summary['document_count']} "
         f"(evaluated {summary['evaluated_document_count']}, "

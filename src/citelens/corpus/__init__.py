@@ -14,13 +14,16 @@ from citelens.corpus._outputs import CorpusResult
 from citelens.corpus._summary_mode import SUMMARY_DOCUMENTS_SCHEMA, run_summary_citations_corpus
 from citelens.corpus._support import SUPPORT_DOCUMENTS_SCHEMA
 from citelens.corpus._support_mode import (
+    EDGE_TABLE_SCHEMA,
     SupportCorpusResult,
     evaluate_support_tables,
     run_support_corpus,
+    write_support_corpus,
 )
 from citelens.errors import CorpusError
 
 __all__ = [
+    "EDGE_TABLE_SCHEMA",
     "MINIMALITY_DOCUMENTS_SCHEMA",
     "SUMMARY_DOCUMENTS_SCHEMA",
     "SUPPORT_DOCUMENTS_SCHEMA",
@@ -31,4 +34,5 @@ __all__ = [
     "run_minimality_corpus",
     "run_summary_citations_corpus",
     "run_support_corpus",
+    "write_support_corpus",
 ]

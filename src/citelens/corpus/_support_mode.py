@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 
+from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
 from citelens._pseudonym import pseudonymise
-from citelens.corpus._outputs import _score, _write_outputs
+from citelens.corpus._outputs import OutputSet, _score, _write_outputs
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
     DOC,
@@ -215,16 +217,79 @@ def run_support_corpus(
     pseudonymised with SHA-256 unless ``raw_identifiers=True`` (such output must not be
     published). ``progress(done, total)`` is called as documents complete.
     """
+    return attempt(
+        lambda: _run_support_corpus(
+            claims=claims,
+            evidence=evidence,
+            citations=citations,
+            adjudications=adjudications,
+            limits=limits,
+            batch_documents=batch_documents,
+            edges=edges,
+            raw_identifiers=raw_identifiers,
+            progress=progress,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """One evaluated batch: its documents rows (sorted) and its edges (when asked)."""
+
+    documents: pa.Table
+    edges: pa.Table | None
+
+
+def _edge_table(edges: pl.DataFrame, refs: pl.DataFrame, raw_identifiers: bool) -> pa.Table:
+    frame = edges.join(refs, on=DOC, how="left").select(
+        "document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC]
+    )
+    if not raw_identifiers:
+        frame = pseudonymise(frame, ["claim_id", "evidence_id", "source_id"])
+    table = frame.sort(
+        ["document_ref", "claim_id", "evidence_id", "start", "end", "source_id"],
+        nulls_last=False,
+    ).to_arrow()
+    return table.cast(EDGE_TABLE_SCHEMA)
+
+
+_EMPTY_EDGES = pl.DataFrame(
+    schema={
+        DOC: pl.UInt32,
+        "claim_id": pl.String,
+        "evidence_id": pl.String,
+        "start": pl.Int64,
+        "end": pl.Int64,
+        "source_id": pl.String,
+        "multiplicity": pl.Int64,
+        "reason": pl.String,
+        "valid": pl.Boolean,
+        "label": pl.String,
+    }
+)
+
+
+def _support_batches(
+    claims: Any,
+    evidence: Any,
+    citations: Any,
+    adjudications: Any,
+    *,
+    limits: Limits | None,
+    batch_documents: int,
+    edges: bool,
+    raw_identifiers: bool,
+    progress: Callable[[int, int], None] | None,
+) -> Iterator[_Batch]:
+    """Plan the corpus, then evaluate it batch by batch (documents in ``document_ref`` order);
+    only one batch's rows are in memory at a time."""
     if limits is not None and not isinstance(limits, Limits):
         raise _fail("limits must be a Limits instance", "policy")
     if type(batch_documents) is not int or batch_documents < 1:
         raise _fail("batch_documents must be a positive integer", "policy")
     limits = limits or Limits()
-    lazy = {
-        role: _lazy(value, role)
-        for role, value in zip(ROLES, (claims, evidence, citations, adjudications))
-    }
     values = dict(zip(ROLES, (claims, evidence, citations, adjudications)))
+    lazy = {role: _lazy(value, role) for role, value in values.items()}
     frames = {
         role: _check_schema(frame, role, _is_csv(values[role]))
         for role, frame in lazy.items()
@@ -235,13 +300,8 @@ def run_support_corpus(
     refs = _plan(frames)
     total = refs.height
     done = 0
-    rows: list[pl.DataFrame] = []
-    errors: list[pl.DataFrame] = []
-    edge_parts: list[pl.DataFrame] = []
-    for first in range(0, max(total, 1), batch_documents):
+    for first in range(0, total, batch_documents):
         batch = refs.slice(first, batch_documents)
-        if batch.height == 0:
-            break
         # Batches are contiguous in document_ref order, so a range predicate selects exactly
         # the batch and lets Parquet readers skip row groups by their min/max statistics.
         low, high = batch["document_ref"][0], batch["document_ref"][-1]
@@ -255,53 +315,102 @@ def run_support_corpus(
                 ).drop("document_ref")
             else:
                 tables[role] = pl.DataFrame(schema={DOC: pl.UInt32})
-
-        def tick(count: int) -> None:
-            nonlocal done
-            done += count
-            if progress:
-                progress(done, total)
-
-        batch_rows, batch_errors, batch_edges = evaluate_support_frames(
-            tables, batch[DOC].to_numpy(), limits, keep_edges=edges, on_documents=tick
+        rows, errors, batch_edges = evaluate_support_frames(
+            tables, batch[DOC].to_numpy(), limits, keep_edges=edges
         )
-        rows.append(batch_rows)
-        errors.append(batch_errors)
-        if batch_edges is not None:
-            edge_parts.append(batch_edges)
-    row_frame = pl.concat(rows) if rows else pl.DataFrame()
-    error_frame = (
-        pl.concat(errors)
-        if errors
-        else pl.DataFrame(
-            schema={DOC: pl.UInt32, "error_category": pl.String, "error_message": pl.String}
-        )
-    )
-    if not rows:
-        documents = SUPPORT_DOCUMENTS_SCHEMA.empty_table()
-    else:
-        documents = _documents_table(refs, row_frame, error_frame)
+        documents = _documents_table(batch, rows, errors)
+        edge_table = None
+        if edges:
+            edge_frame = batch_edges if batch_edges is not None else _EMPTY_EDGES
+            edge_table = _edge_table(edge_frame, batch, raw_identifiers)
+        yield _Batch(documents, edge_table)
+        done += batch.height
+        if progress:
+            progress(done, total)
+
+
+def _run_support_corpus(**options: Any) -> SupportCorpusResult:
+    documents: list[pa.Table] = []
+    edge_parts: list[pa.Table] = []
+    for batch in _support_batches(**options):
+        documents.append(batch.documents)
+        if batch.edges is not None:
+            edge_parts.append(batch.edges)
+    table = pa.concat_tables(documents) if documents else SUPPORT_DOCUMENTS_SCHEMA.empty_table()
     edge_table = None
-    if edges:
-        edge_frame = (
-            pl.concat(edge_parts, how="vertical_relaxed")
+    if options["edges"]:
+        edge_table = (
+            pa.concat_tables(edge_parts)
             if edge_parts
-            else pl.DataFrame(schema={c: pl.String for c in EDGE_EXPORT_COLUMNS})
-        )
-        edge_frame = (
-            edge_frame.join(refs, on=DOC, how="left").select(
-                "document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC]
+            else _edge_table(
+                _EMPTY_EDGES, pl.DataFrame(schema={DOC: pl.UInt32, "document_ref": pl.String}), True
             )
-            if edge_frame.height
-            else edge_frame.rename({DOC: "document_ref"})
         )
-        if not raw_identifiers:
-            edge_frame = pseudonymise(edge_frame, ["claim_id", "evidence_id", "source_id"])
-        edge_table = edge_frame.sort(
-            ["document_ref", "claim_id", "evidence_id", "start", "end", "source_id"],
-            nulls_last=False,
-        ).to_arrow()
-    return SupportCorpusResult(documents=documents, summary=_summary(documents), edges=edge_table)
+    return SupportCorpusResult(documents=table, summary=_summary(table), edges=edge_table)
+
+
+def write_support_corpus(
+    claims: Any,
+    evidence: Any = None,
+    citations: Any = None,
+    adjudications: Any = None,
+    *,
+    out_dir: object,
+    limits: Limits | None = None,
+    batch_documents: int = _DEFAULT_BATCH_DOCUMENTS,
+    edges: bool = False,
+    raw_identifiers: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Evaluate a corpus like :func:`run_support_corpus`, streaming ``documents.parquet`` (and
+    ``edges.parquet``) batch by batch into ``out_dir``, so memory holds one batch, never the
+    whole corpus; ``summary.json`` and ``summary.md`` follow. The files are committed as one
+    set (a failure or Ctrl-C leaves none of them). Returns the corpus totals."""
+
+    def run() -> dict[str, Any]:
+        with OutputSet(out_dir) as out:
+            out.open_table("documents.parquet", SUPPORT_DOCUMENTS_SCHEMA)
+            if edges:
+                out.open_table("edges.parquet", EDGE_TABLE_SCHEMA)
+            for batch in _support_batches(
+                claims,
+                evidence,
+                citations,
+                adjudications,
+                limits=limits,
+                batch_documents=batch_documents,
+                edges=edges,
+                raw_identifiers=raw_identifiers,
+                progress=progress,
+            ):
+                out.write_batch("documents.parquet", batch.documents)
+                if batch.edges is not None:
+                    out.write_batch("edges.parquet", batch.edges)
+            documents = pq.read_table(out.finish_table("documents.parquet"))
+            summary = _summary(documents)
+            out.write_text("summary.json", canonical_json(summary))
+            out.write_text("summary.md", _summary_markdown(summary))
+            out.commit()
+        return summary
+
+    return attempt(run)
+
+
+EDGE_TABLE_SCHEMA = pa.schema(
+    [
+        pa.field("document_ref", pa.large_string()),
+        pa.field("claim_id", pa.large_string()),
+        pa.field("evidence_id", pa.large_string()),
+        pa.field("start", pa.int64()),
+        pa.field("end", pa.int64()),
+        pa.field("source_id", pa.large_string()),
+        pa.field("multiplicity", pa.int64()),
+        pa.field("reason", pa.large_string()),
+        pa.field("valid", pa.bool_()),
+        pa.field("label", pa.large_string()),
+    ]
+)
+"""The columns of ``edges.parquet``."""
 
 
 def evaluate_support_tables(

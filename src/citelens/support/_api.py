@@ -9,6 +9,7 @@ digests only.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from citelens.io import _files as _io
 from citelens.limits import Limits
 from citelens.support._cells import Cell
 from citelens.support._columnar import empty_frame, python_records_table
+from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
 from citelens.support._fields import PROBLEMS
 from citelens.support._kernel import DOC, REASON_CODES, KernelResult, run_kernel
@@ -369,55 +371,45 @@ def _canonical(frame: pl.DataFrame, schema: pa.Schema, *, doc: bool = False) -> 
     return frame.select(columns)
 
 
-def _section_values(
-    row: dict[str, int],
-) -> tuple[DeterministicSpanChecks, ClinicianAdjudicationMetrics]:
-    claim_count = row["claim_count"]
-    evidence_count = row["evidence_count"]
-    valid_claims = row["valid_claim_span_count"]
-    missing_claims = row["missing_claim_span_count"]
-    valid_evidence = row["valid_evidence_span_count"]
-    missing_evidence = row["missing_evidence_span_count"]
-    reasons = {code: row[f"reason_{code}"] for code in REASON_CODES if row[f"reason_{code}"]}
-    citation_count = row["citation_count"]
-    valid_citations = row["valid_citation_count"]
+def _report_from_row(row: dict[str, Any]) -> CitationSupportReport:
+    """The report object of one derived report row (:func:`derive_report_rows`): every value
+    is read, none is computed here."""
+    det = "deterministic_span_checks."
+    adj = "clinician_adjudication."
+    reasons = {
+        code: row[f"{det}invalid_citation_reasons.{code}"]
+        for code in REASON_CODES
+        if row[f"{det}invalid_citation_reasons.{code}"]
+    }
     deterministic = DeterministicSpanChecks(
-        claim_span_count=claim_count - missing_claims,
-        valid_claim_span_count=valid_claims,
-        missing_claim_span_count=missing_claims,
-        invalid_claim_span_count=claim_count - missing_claims - valid_claims,
-        evidence_span_count=evidence_count - missing_evidence,
-        valid_evidence_span_count=valid_evidence,
-        missing_evidence_span_count=missing_evidence,
-        invalid_evidence_span_count=evidence_count - missing_evidence - valid_evidence,
-        citation_count=citation_count,
-        valid_citation_count=valid_citations,
-        invalid_citation_count=citation_count - valid_citations,
-        duplicate_citation_count=row["duplicate_citation_count"],
+        **{
+            f.name: row[det + f.name]
+            for f in dataclasses.fields(DeterministicSpanChecks)
+            if f.name != "invalid_citation_reasons"
+        },
         invalid_citation_reasons=reasons,
     )
-    r = row["adjudicated_citation_count"]
-    supporting = row["label_supports"]
-    supported_claims = row["supported_claim_count"]
     adjudication = ClinicianAdjudicationMetrics(
-        available=row["adjudication_row_count"] > 0,
-        adjudicated_citation_count=r,
-        unadjudicated_citation_count=valid_citations - r,
-        adjudicated_claim_count=row["adjudicated_claim_count"],
-        unadjudicated_claim_count=claim_count - row["adjudicated_claim_count"],
-        supporting_citation_count=supporting,
-        contradicting_citation_count=row["label_contradicts"],
-        irrelevant_citation_count=row["label_irrelevant"],
-        unclear_citation_count=row["label_unclear"],
-        supported_claim_count=supported_claims,
-        citation_precision=supporting / r if r else None,
-        support_recall=supported_claims / claim_count if r and claim_count else None,
-        adjudication_coverage=r / valid_citations if valid_citations else 0.0,
-        unmatched_adjudication_count=row["unmatched_adjudication_count"],
-        conflicting_adjudication_count=row["conflicting_adjudication_count"],
-        label_counts={name: row[f"label_{name}"] for name in ADJUDICATION_LABELS},
+        **{
+            f.name: row[adj + f.name]
+            for f in dataclasses.fields(ClinicianAdjudicationMetrics)
+            if f.name != "label_counts"
+        },
+        label_counts={name: row[f"{adj}label_counts.{name}"] for name in ADJUDICATION_LABELS},
     )
-    return deterministic, adjudication
+    return CitationSupportReport(
+        claim_count=row["claim_count"],
+        evidence_count=row["evidence_count"],
+        citation_count=row["citation_count"],
+        orphan_claim_count=row["orphan_claim_count"],
+        unused_evidence_count=row["unused_evidence_count"],
+        deterministic=deterministic,
+        adjudication=adjudication,
+        claim_digest=row["provenance.claim_digest"],
+        evidence_digest=row["provenance.evidence_digest"],
+        adjudication_digest=row["provenance.adjudication_digest"],
+        input_digest=row["provenance.input_digest"],
+    )
 
 
 def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
@@ -544,31 +536,19 @@ def _evaluate(
     claim_frame, evidence_frame, edge_frame, adjudication_frame = _compute(
         claims, evidence, citations, adjudications, source_lengths, bounds
     )
+    # A single call is a corpus of one document (``_d = 0``): the same kernel, digests and
+    # report derivation as every corpus batch.
     documents = pl.DataFrame({DOC: [0]}, schema={DOC: pl.UInt32})
     kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
-    row = {k: v for k, v in kernel.documents.row(0, named=True).items() if k != DOC}
-    deterministic, adjudication = _section_values(row)
-    digest_frame = support_digests(
+    digests = support_digests(
         documents[DOC].to_numpy(),
         kernel.claims,
         kernel.evidence,
         kernel.edges,
         kernel.adjudications,
     )
-    digests = digest_frame.row(0, named=True)
-    report = CitationSupportReport(
-        claim_count=row["claim_count"],
-        evidence_count=row["evidence_count"],
-        citation_count=row["citation_count"],
-        orphan_claim_count=row["orphan_claim_count"],
-        unused_evidence_count=row["evidence_count"] - row["used_evidence_count"],
-        deterministic=deterministic,
-        adjudication=adjudication,
-        claim_digest=digests["claim_digest"],
-        evidence_digest=digests["evidence_digest"],
-        adjudication_digest=digests["adjudication_digest"],
-        input_digest=digests["input_digest"],
-    )
+    row = derive_report_rows(kernel.documents, digests).row(0, named=True)
+    report = _report_from_row(row)
     object.__setattr__(report, "_tables_builder", _tables_builder(kernel))
     return report
 

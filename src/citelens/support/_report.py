@@ -12,8 +12,8 @@ from typing import Any, NamedTuple, TypeVar
 import pyarrow as pa
 
 from citelens._atomic import write_text_atomic
-from citelens._jsonout import canonical_json
 from citelens._fixed import attempt
+from citelens._jsonout import canonical_json
 from citelens.errors import CitationSupportError
 from citelens.support._kernel import LABELS, REASON_CODES
 from citelens.support._rules import SupportFailure, fail
