@@ -6,12 +6,16 @@ Scenarios (each measured in a fresh subprocess: median of 5 runs + peak RSS of t
   a-dict  the same inputs as plain dicts (informational; the target is stated for (a))
   b       batch: 1,000 documents of 10 kB, 1,000,000 claims + 1,000,000 citations (split
           form, Arrow tables read from Parquet); target <= 10 s and <= 2 GB peak RSS
+  c-clean batch: 20,000 small documents, 60,000 claims + 60,000 citations (split form, Arrow
+          tables in memory), every document valid
+  c-dirty the same with 5 % of the documents defective (one bad claim id each); target: at
+          most 1.5 x the c-clean time (defective documents are flagged in the same pass)
 
 The peer implementation openmed 3.1.0 (pure Python), when importable, runs scenario (a) ONCE
 (it takes about 100 s there), and its JSON report is compared byte for byte with citelens's.
 Generated data lives in benchmarks/.data/ (git-ignored).
 
-Usage: .venv/bin/python benchmarks/bench_minimality.py [--skip-openmed] [--only a,b]
+Usage: .venv/bin/python benchmarks/bench_minimality.py [--skip-openmed] [--only a,b,c-clean,c-dirty]
 """
 
 from __future__ import annotations
@@ -200,7 +204,8 @@ def _inputs_a(module: str, typed: bool) -> tuple[str, list[Any], list[Any]]:
     payload = json.loads((DATA / "a.json").read_text(encoding="utf-8"))
     text = payload["text"]
     if module == "citelens":
-        from citelens.minimality import AtomicClaim, CitationSpan, ClaimCitation
+        from citelens.minimality import CitationSpan, ClaimCitation
+        from citelens.minimality import MinimalityClaim as AtomicClaim
     else:
         from openmed.clinical.citation_minimality import (  # type: ignore[import-not-found]
             AtomicClaim,
@@ -224,6 +229,26 @@ def _inputs_a(module: str, typed: bool) -> tuple[str, list[Any], list[Any]]:
             claims.append({"claim_id": cid, "required_span": [rs, re_]})
             cites.append({"claim_id": cid, "citation_id": xid, "source_span": [cs, ce]})
     return text, claims, cites
+
+
+def _inputs_c(defective: float) -> tuple[Any, Any, Any]:
+    import random
+
+    import pyarrow as pa
+
+    rng = random.Random(7)
+    docs, claims, cites = [], [], []
+    for d in range(20_000):
+        doc = ref(f"c-doc-{d}")
+        docs.append({"document_ref": doc, "source_text": make_text(d, 400)})
+        bad = rng.random() < defective
+        for c in range(3):
+            cid = ref(f"c-claim-{d}-{c}")
+            claims.append({"document_ref": doc, "claim_id": "not-opaque" if bad and c == 2 else cid,
+                           "start": 0, "end": 40})  # fmt: skip
+            cites.append({"document_ref": doc, "claim_id": cid, "citation_id": ref(f"x{d}-{c}"),
+                          "start": 0, "end": 80})  # fmt: skip
+    return pa.Table.from_pylist(docs), pa.Table.from_pylist(claims), pa.Table.from_pylist(cites)
 
 
 def worker(scenario: str, runs: int) -> dict[str, Any]:
@@ -272,6 +297,16 @@ def worker(scenario: str, runs: int) -> dict[str, Any]:
         }
         one_ref = next(iter(result.reports))
         summary["first_report_records"] = result.reports[one_ref].citation_count
+    elif scenario in ("c-clean", "c-dirty"):
+        from citelens.minimality import check_citation_minimality_batch
+
+        documents, claims_t, cites_t = _inputs_c(0.05 if scenario == "c-dirty" else 0.0)
+        for _ in range(runs):
+            start, cpu = time.perf_counter(), time.process_time()
+            result = check_citation_minimality_batch(documents, claims_t, cites_t, errors="collect")
+            times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu)
+        summary = {"documents": result.documents.num_rows, "errors": result.errors.num_rows}
     else:  # pragma: no cover
         raise SystemExit(2)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -333,7 +368,13 @@ def main() -> int:
             subprocess.run([sys.executable, __file__, "--prepare", name], check=True)
     rows: list[tuple[str, str, float, float, float, str]] = []
     results: dict[str, dict[str, Any]] = {}
-    targets = {"a": (0.3, None), "a-dict": (0.3, None), "b": (10.0, 2048.0)}
+    targets: dict[str, tuple[float, float | None]] = {
+        "a": (0.3, None),
+        "a-dict": (0.3, None),
+        "b": (10.0, 2048.0),
+        "c-clean": (float("inf"), None),
+        "c-dirty": (float("inf"), None),
+    }
     # Medians are wall-clock; the CPU column is this process's user+sys time, a steadier
     # figure on a shared machine.
     for scenario in wanted:
@@ -346,6 +387,12 @@ def main() -> int:
         cpu = statistics.median(result["cpu"])
         rows.append((scenario, "citelens", median, cpu, result["peak_mib"], verdict))
 
+    if "c-clean" in results and "c-dirty" in results:
+        ratio_c = statistics.median(results["c-dirty"]["times"]) / statistics.median(
+            results["c-clean"]["times"]
+        )
+        verdict_c = "met" if ratio_c <= 1.5 else "MISSED"
+        print(f"c-dirty / c-clean median time: {ratio_c:.2f} (target <= 1.5: {verdict_c})")
     peer_note = "openmed 3.1.0 not importable: peer skipped"
     if "a" in wanted and not args.skip_openmed and openmed_available():
         peer = run_subprocess("a-openmed", 1)  # ~100 s: one run only

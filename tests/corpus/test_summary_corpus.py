@@ -18,11 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citelens import corpus
-from citelens.summary_citations import _columnar as _summary_columnar
 from citelens.cli import main
-from citelens.errors import CorpusError, SummaryCitationError
+from citelens.errors import CorpusError, InternalError, SummaryCitationError
 from citelens.limits import Limits
 from citelens.summary_citations import REASON_CODES, build_summary_citation_report
+from citelens.summary_citations import _api as _summary_api
+from citelens.summary_citations import _corpus as _summary_corpus
+from citelens.summary_citations import _kernel as _summary_kernel
+from citelens.summary_citations._schema import flat_claims_ok
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CANARY = "CANARYSUMMARY"
@@ -178,6 +181,25 @@ def assert_rows_match(
             assert row[f"failure_reasons.{code}"] == int(code in metrics["failure_reasons"])
 
 
+def refuse_single_document_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make the public single-document entry points fail if called; count kernel passes."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("single-document API called per document")
+
+    for name in ("build_summary_citation_report", "compute_summary_citation_metrics"):
+        monkeypatch.setattr(_summary_api, name, refuse)
+    passes: list[int] = []
+    original = _summary_kernel.count_by_document
+
+    def counting(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        passes.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_summary_corpus, "count_by_document", counting)
+    return passes
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 @pytest.mark.parametrize(
     "limits", [None, Limits(claims=5, evidence=4, citations=9)], ids=["default", "small"]
@@ -262,13 +284,11 @@ def test_other_flat_shapes_equal_single_document_reports(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     claims, evidence = variant_corpus(seed)
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("per-document fallback used")
-
-    monkeypatch.setattr(_summary_columnar, "_fallback", refuse)
+    passes = refuse_single_document_calls(monkeypatch)
     result = corpus.run_summary_citations_corpus(claims, evidence, batch_documents=5)
     monkeypatch.undo()
+    # One kernel pass per batch of 5 documents (documents without rows do not exist).
+    assert len(passes) == -(-result.documents.num_rows // 5)
     assert_rows_match(result.documents, claims, evidence, None)
 
 
@@ -346,23 +366,25 @@ def test_document_interleaving_does_not_change_outputs() -> None:
         assert other.summary_json() == base.summary_json()
 
 
-def test_flat_tables_take_the_vectorised_path(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_corpus_never_calls_the_single_document_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Replaces the test that refused the deleted per-document fallback: the corpus mode
+    # gives the same rows with the public single-document API made to fail, in one pass.
     claims, evidence = tables(random_corpus(3))
     limits = Limits(claims=5, evidence=4, citations=9)
     expected = corpus.run_summary_citations_corpus(claims, evidence, limits=limits)
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("per-document fallback used")
-
-    monkeypatch.setattr(_summary_columnar, "_single_document", refuse)
-    monkeypatch.setattr(_summary_columnar, "_fallback", refuse)
+    passes = refuse_single_document_calls(monkeypatch)
     got = corpus.run_summary_citations_corpus(claims, evidence, limits=limits)
+    monkeypatch.undo()
+    assert passes == [1]  # 24 documents, default batch: one kernel pass
     assert got.documents.equals(expected.documents)
-    assert "error" in got.documents["status"].to_pylist()  # bounds counted without fallback
+    assert "error" in got.documents["status"].to_pylist()  # bounds flagged in the same pass
+    assert_rows_match(got.documents, claims, evidence, limits)
 
 
 @pytest.mark.parametrize("seed", [21, 22])
-def test_non_flat_tables_fall_back_exactly(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_non_flat_tables_equal_single_document_reports(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `citations` as a list of [start, end] pairs is outside the flat domain: the walker path.
     rng = random.Random(seed)
     claim_rows = []
@@ -382,17 +404,12 @@ def test_non_flat_tables_fall_back_exactly(seed: int, monkeypatch: pytest.Monkey
         ),
     )
     evidence = pa.Table.from_pylist(evidence_rows)
-    assert not _summary_columnar.flat_claims_ok(claims.drop_columns(["document_ref"]).schema)
-    calls: list[int] = []
-    original = _summary_columnar._fallback
-
-    def counting(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(_summary_columnar, "_fallback", counting)
+    assert not flat_claims_ok(claims.drop_columns(["document_ref"]).schema)
+    # Non-flat rows go through the record walker (a thin adapter), in the same one pass.
+    passes = refuse_single_document_calls(monkeypatch)
     result = corpus.run_summary_citations_corpus(claims, evidence)
-    assert calls
+    monkeypatch.undo()
+    assert passes == [1]
     assert_rows_match(result.documents, claims, evidence, None)
 
 
@@ -414,7 +431,7 @@ def test_metrics_by_document_private_entry_point() -> None:
             {"document_ref": "d2", "id": "e2", "start": 0, "end": 5},
         ]
     )
-    frame = _summary_columnar.summary_metrics_by_document(claims, evidence, None)
+    frame = _summary_corpus.summary_metrics_by_document(claims, evidence, None)
     assert isinstance(frame, pl.DataFrame)
     d1, d2 = frame.to_dicts()
     assert (d1["claim_count"], d1["supported_claim_count"], d1["coverage"]) == (2, 1, 0.5)
@@ -623,3 +640,106 @@ def test_random_corpora_property(seed: int, batch: int) -> None:
         claims, evidence, limits=limits, batch_documents=batch
     )
     assert_rows_match(result.documents, claims, evidence, limits)
+
+
+DEFECT_LIMITS = Limits(claims=6, evidence=6, citations=10)
+DEFECT_MESSAGES = {
+    "claims": "claims collection exceeds the configured limit",
+    "evidence": "evidence collection exceeds the configured limit",
+    "citations": "citation items exceed the configured limit",
+}
+
+
+def defective_corpus(
+    seed: int, documents: int, share: float, shape: str
+) -> tuple[pa.Table, pa.Table, dict[str, str]]:
+    """``documents`` random documents, ``round(documents * share)`` of them defective under
+    DEFECT_LIMITS (claims <= 6, evidence <= 6, citation items <= 10).
+
+    A defective document has 7 claims (claims bound), 7 evidence records (evidence bound) or
+    2 claims with 6 citations each, 12 items (citation bound). A clean document has at most
+    5 claims of at most 2 items each (<= 10 items) and at most 5 evidence records, with
+    invalid, duplicate and unknown references mixed in. ``shape`` "flat" cites identifiers
+    (``list<string>``, the column-wise path); "walker" cites ``[start, end]`` pairs
+    (``list<list<int64>>``, outside the flat domain: the record walker)."""
+    rng = random.Random(seed)
+    bad = dict.fromkeys(rng.sample(range(documents), round(documents * share)), "")
+    for number in bad:
+        bad[number] = rng.choice(sorted(DEFECT_MESSAGES))
+    claims: list[dict[str, Any]] = []
+    evidence: list[dict[str, Any]] = []
+    planted: dict[str, str] = {}
+
+    def cite(k: int) -> Any:
+        return f"{CANARY}-e{k}" if shape == "flat" else [k, k + rng.randint(0, 2)]
+
+    for number in range(documents):
+        doc = ref(f"defect-{seed}-{shape}-{number}")
+        kind = bad.get(number)
+        n_claims = 7 if kind == "claims" else 2 if kind == "citations" else rng.randint(0, 5)
+        n_evidence = 7 if kind == "evidence" else rng.randint(1, 5)
+        for k in range(n_evidence):
+            k = rng.randint(0, 6)  # repeats make duplicate records
+            evidence.append({"document_ref": doc, "id": f"{CANARY}-e{k}", "start": k, "end": k + 1})
+        for _ in range(n_claims):
+            items = 6 if kind == "citations" else rng.randint(0, 2)
+            claims.append(
+                {"document_ref": doc, "citations": [cite(rng.randint(0, 8)) for _ in range(items)]}
+            )
+        if kind:
+            planted[doc] = DEFECT_MESSAGES[kind]
+    element = pa.string() if shape == "flat" else pa.list_(pa.int64())
+    claims_schema = pa.schema([("document_ref", pa.string()), ("citations", pa.list_(element))])
+    return (
+        pa.Table.from_pylist(claims, schema=claims_schema),
+        pa.Table.from_pylist(evidence),
+        planted,
+    )
+
+
+@pytest.mark.parametrize("shape", ["flat", "walker"])
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.2], ids=["0pct", "1pct", "20pct"])
+@pytest.mark.parametrize("seed", [41, 42])
+def test_defective_documents_flagged_in_one_pass(
+    seed: int, share: float, shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claims, evidence, planted = defective_corpus(seed, 200, share, shape)
+    # 200 documents: 0 %, 1 % and 20 % defective are 0, 2 and 40 planted documents.
+    assert len(planted) == {0.0: 0, 0.01: 2, 0.2: 40}[share]
+    passes = refuse_single_document_calls(monkeypatch)
+    result = corpus.run_summary_citations_corpus(claims, evidence, limits=DEFECT_LIMITS)
+    monkeypatch.undo()
+    # One kernel pass for the whole batch, whatever the number of defective documents.
+    assert passes == [1]
+    rows = {r["document_ref"]: r for r in result.documents.to_pylist()}
+    assert len(rows) == 200
+    failed = {d: r["error_message"] for d, r in rows.items() if r["status"] == "error"}
+    assert failed == planted
+    assert {rows[d]["error_category"] for d in planted} <= {"limit"}
+    assert result.summary["totals"]["documents_failed"] == len(planted)
+    assert_rows_match(result.documents, claims, evidence, DEFECT_LIMITS)
+
+
+def test_kernel_failure_is_internal_not_input(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Formerly any exception in the batch became "summary citation corpus input is invalid"
+    # (an input error). Now a failing NumPy operation inside the kernel is internal (exit 3).
+    claims, evidence = tables(random_corpus(5))
+    folder = tmp_path / "in"
+    _write_corpus(folder, 5)
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise FloatingPointError(f"{CANARY} numpy failed")
+
+    monkeypatch.setattr(_summary_kernel.np, "bincount", boom)
+    with pytest.raises(InternalError) as info:
+        corpus.run_summary_citations_corpus(claims, evidence)
+    assert info.value.category == "internal"
+    assert info.value.args == ("internal error (FloatingPointError)",)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    code = main(["corpus", "summary-citations", str(folder), "--out", str(tmp_path / "out")])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert err == "citelens: error [internal]: internal error (FloatingPointError)\n"
+    assert CANARY not in err

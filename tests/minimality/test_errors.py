@@ -12,12 +12,12 @@ import pytest
 from citelens import Limits
 from citelens.minimality import (
     CITATION_MINIMALITY_DISCLAIMER,
-    AtomicClaim,
     CitationMinimalityRecord,
     CitationMinimalityReport,
     CitationMinimalityStatus,
     CitationSpan,
     ClaimCitation,
+    MinimalityClaim,
     check_citation_minimality,
     check_citation_minimality_batch,
     tokenize,
@@ -311,7 +311,7 @@ def test_identifier_rule(bad: Any) -> None:
         "identifier",
         canaries=canaries,
     )
-    expect_error(lambda: AtomicClaim(bad, (0, 5)), message, "identifier", canaries=canaries)
+    expect_error(lambda: MinimalityClaim(bad, (0, 5)), message, "identifier", canaries=canaries)
     expect_error(lambda: ClaimCitation(C1, (0, 5), bad), message, "identifier", canaries=canaries)
 
 

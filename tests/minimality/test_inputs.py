@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 
 from citelens import Limits
 from citelens.minimality import check_citation_minimality, check_citation_minimality_batch
-from citelens.minimality._parse import _valid_ids
+from citelens.minimality._rules import identifier_mask
 
 from ._helpers import C1, C2, TEXT, X1, expect_error, ref
 
@@ -87,14 +87,18 @@ def test_csv_cells_typed_only_when_integers(tmp_path: pathlib.Path) -> None:
     )
 
 
-def test_valid_ids_byte_matrix() -> None:
+def test_identifier_rule_on_a_column() -> None:
+    # The §4 rule as one column expression (replaces the former byte-matrix helper test).
     good = ref("a")
-    assert _valid_ids(pa.array([good, None, ref("b")]))
-    assert not _valid_ids(pa.array([good, good[:-1] + "G"]))
-    assert not _valid_ids(pa.array([good[:-2] + "\xe9"]))  # 71 bytes, 70 characters
-    assert not _valid_ids(pa.array(["sha257:" + good[7:]]))
-    assert _valid_ids(pa.array([good, ref("c")]).slice(1))
-    assert _valid_ids(pa.array([], pa.string()))
+    mask = identifier_mask(pa.array([good, None, ref("b")]))
+    assert mask.tolist() == [True, False, True]  # a null cell is not an identifier
+    assert identifier_mask(pa.array([good, good[:-1] + "G"])).tolist() == [True, False]
+    # 71 bytes but 70 characters: no match (the rule counts characters, not bytes).
+    assert identifier_mask(pa.array([good[:-2] + "\xe9"])).tolist() == [False]
+    assert identifier_mask(pa.array(["sha257:" + good[7:]])).tolist() == [False]
+    assert identifier_mask(pa.array([good + "\n", " " + good])).tolist() == [False, False]
+    assert identifier_mask(pa.array([good, ref("c")]).slice(1)).tolist() == [True]
+    assert identifier_mask(pa.array([], pa.string())).tolist() == []
 
 
 def test_batch_split_from_files_and_bounds(tmp_path: pathlib.Path) -> None:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from citelens import Limits
 from citelens.errors import CitationMinimalityError
 from citelens.minimality import (
-    AtomicClaim,
     ClaimCitation,
+    MinimalityClaim,
     check_citation_minimality,
     check_citation_minimality_batch,
 )
@@ -223,7 +223,7 @@ def test_canaries_never_leave(tmp_path: Any) -> None:
 
 
 def test_typed_records_and_seed_shape() -> None:
-    claim = AtomicClaim(ref("claim-1"), (6, 10))
+    claim = MinimalityClaim(ref("claim-1"), (6, 10))
     cite = ClaimCitation(claim.claim_id, [6, 16], ref("citation-1"))
     report = check_citation_minimality("alpha beta gamma delta", [claim], [cite])
     data = json.loads(report.to_json())
@@ -267,15 +267,22 @@ def test_whole_document_spans_memory_does_not_scale_with_claims_times_tokens() -
     assert large < 1.5 * small
 
 
-def test_flat_tables_take_the_vectorised_parser() -> None:
-    from citelens.minimality._parse import citations_from_table, claims_from_table
+def test_tables_take_the_columnar_reader() -> None:
+    # Which reader handles a table depends on its schema only: flat and list-span tables are
+    # read whole-column, defects included (they come back as problem codes, not as a
+    # fallback); only nested records in a read column need the record adapter.
+    from citelens.minimality._rules import CODE_IDENTIFIER
+    from citelens.minimality._tables import citations_from_table, claims_from_table
 
-    text, claims, cites = make_case(11)
-    assert claims_from_table(as_table(claims)) is not None
+    _, claims, cites = make_case(11)
+    parsed_claims = claims_from_table(as_table(claims))
+    assert parsed_claims is not None and not parsed_claims.problem.any()
     parsed = citations_from_table(as_table(cites))
     assert parsed is not None
     assert parsed.citation_ids.null_count == 0
-    # Irregular tables (a span list column, an invalid id) go to the exact row parser.
-    assert claims_from_table(as_table([{"claim_id": ref("c"), "required_span": [0, 1]}])) is None
-    assert claims_from_table(as_table([{"claim_id": "x", "start": 0, "end": 1}])) is None
-    del text
+    listed = claims_from_table(as_table([{"claim_id": ref("c"), "required_span": [0, 1]}]))
+    assert listed is not None and listed.problem.tolist() == [0]
+    bad = claims_from_table(as_table([{"claim_id": "x", "start": 0, "end": 1}]))
+    assert bad is not None and bad.problem.tolist() == [CODE_IDENTIFIER]
+    nested = as_table([{"claim_id": ref("c"), "required_span": {"start": 0, "end": 1}}])
+    assert claims_from_table(nested) is None

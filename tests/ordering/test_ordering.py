@@ -12,8 +12,8 @@ from citelens import Limits
 from citelens.errors import CitationOrderingError, CitelensError
 from citelens.ordering import (
     CITATION_ORDERING_SCHEMA_VERSION,
-    Citation,
     CitationOrdering,
+    OrderingCitation,
     order_citations,
 )
 
@@ -55,9 +55,9 @@ def expect(call: Any, message: str, category: str) -> None:
 
 def test_contract_example_exact_json() -> None:
     citations = [
-        Citation(D, S, 10, 20, E2),
-        Citation(D, S, 0, 5, E1, primary=True),
-        Citation(D, S, 10, 20, E1),
+        OrderingCitation(D, S, 10, 20, E2),
+        OrderingCitation(D, S, 0, 5, E1, primary=True),
+        OrderingCitation(D, S, 10, 20, E1),
     ]
     ordering = CitationOrdering(tuple(citations))
     assert ordering.to_json() == EXPECTED_JSON
@@ -70,9 +70,9 @@ def test_contract_example_exact_json() -> None:
 
 
 def test_order_is_stable_and_keeps_duplicates() -> None:
-    a = Citation(D, S, 0, 5, E1, primary=True)
-    b = Citation(D, S, 0, 5, E1, primary=True)
-    c = Citation(ref("a"), S, 9, 10, E2)  # sha256:ca97… sorts after D = sha256:139d…
+    a = OrderingCitation(D, S, 0, 5, E1, primary=True)
+    b = OrderingCitation(D, S, 0, 5, E1, primary=True)
+    c = OrderingCitation(ref("a"), S, 9, 10, E2)  # sha256:ca97… sorts after D = sha256:139d…
     result = order_citations([c, a, b])
     assert result == (a, b, c)
     assert result[0] is a and result[1] is b
@@ -91,23 +91,27 @@ def test_identifier_errors(field: str, bad: Any) -> None:
         "evidence_id": E1,
     }
     values[field] = bad
-    expect(lambda: Citation(**values), "invalid citation metadata identifier", "identifier")
+    expect(lambda: OrderingCitation(**values), "invalid citation metadata identifier", "identifier")
 
 
 @pytest.mark.parametrize(("start", "end"), [(-1, 5), (5, 5), (6, 5), (True, 5), (0, 5.0), ("0", 5)])
 def test_offset_errors(start: Any, end: Any) -> None:
-    expect(lambda: Citation(D, S, start, end, E1), "invalid citation source offset", "span")
+    expect(lambda: OrderingCitation(D, S, start, end, E1), "invalid citation source offset", "span")
 
 
 @pytest.mark.parametrize("primary", [1, 0, "true", None])
 def test_primary_errors(primary: Any) -> None:
-    expect(lambda: Citation(D, S, 0, 5, E1, primary), "invalid citation primary marker", "value")
+    expect(
+        lambda: OrderingCitation(D, S, 0, 5, E1, primary),
+        "invalid citation primary marker",
+        "value",
+    )
 
 
 def test_collection_errors() -> None:
-    good = Citation(D, S, 0, 5, E1)
+    good = OrderingCitation(D, S, 0, 5, E1)
 
-    def raising() -> Iterator[Citation]:
+    def raising() -> Iterator[OrderingCitation]:
         yield good
         raise RuntimeError(CANARY)
 
@@ -130,9 +134,9 @@ def test_collection_errors() -> None:
 
 
 def test_primary_conflicts() -> None:
-    a = Citation(D, S, 0, 5, E1, primary=True)
-    a_not = Citation(D, S, 0, 5, E1, primary=False)
-    b = Citation(D, S, 6, 9, E1, primary=True)
+    a = OrderingCitation(D, S, 0, 5, E1, primary=True)
+    a_not = OrderingCitation(D, S, 0, 5, E1, primary=False)
+    b = OrderingCitation(D, S, 6, 9, E1, primary=True)
     expect(lambda: order_citations([a, a_not]), "conflicting citation primary markers", "reference")
     expect(lambda: order_citations([a, b]), "conflicting citation primary markers", "reference")
     assert order_citations([a, a]) == (a, a)
@@ -149,7 +153,7 @@ def test_artifact_schema_error() -> None:
 
 
 def test_reordering_gives_identical_json() -> None:
-    items = [Citation(D, S, i % 3, 10 + i, ref(str(i)), primary=(i == 4)) for i in range(8)]
+    items = [OrderingCitation(D, S, i % 3, 10 + i, ref(str(i)), primary=(i == 4)) for i in range(8)]
     base = CitationOrdering(tuple(items)).to_json()
     assert CitationOrdering(tuple(reversed(items))).to_json() == base
 
@@ -184,7 +188,7 @@ def _per_claim(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for claim in sorted({r["claim_id"] for r in rows}):
         mine = [r for r in rows if r["claim_id"] == claim]
         items = [
-            Citation(
+            OrderingCitation(
                 r["document_id"],
                 r["section"],
                 r["source_start"],

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from citelens import Limits
 from citelens.summary_citations import build_summary_citation_report
-from citelens.summary_citations._columnar import flat_claims_ok, flat_evidence_ok
+from citelens.summary_citations._schema import flat_claims_ok, flat_evidence_ok
 
 IDS = ["e1", "e2", "e3", " e1 ", "", "  ", "7", "-1", "e4"]
 ID = st.one_of(st.none(), st.sampled_from(IDS))

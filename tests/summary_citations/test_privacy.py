@@ -17,6 +17,7 @@ from citelens.summary_citations import (
     assert_summary_citation_gate,
     build_summary_citation_report,
 )
+from citelens.summary_citations._walk import walk_claims, walk_evidence
 
 CANARY = "CANARY-priv-93ab"
 
@@ -92,8 +93,6 @@ def test_nothing_logged(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_internal_reprs_redacted() -> None:
-    from citelens.summary_citations._walk import walk_claims, walk_evidence
-
     claims, evidence = _inputs("repr")
     assert CANARY not in repr(walk_claims(claims, 100))
     assert CANARY not in repr(walk_evidence(evidence))

@@ -181,3 +181,11 @@ def test_identifier_aliases() -> None:
     # Equal values under two aliases are fine (1 == "1" is False in Python, 1 == 1 is True).
     assert compute([{"claim_id": 1, "id": 1}]).claim_count == 1
     assert error_of([{"claim_id": 1, "id": "1"}]) == ("conflicting field aliases", "record")
+
+
+def test_identifier_strip_set_is_str_isspace() -> None:
+    # The engine strips exactly the characters Python's str.strip() strips (its isspace set).
+    from citelens.support._fields import whitespace
+
+    expected = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+    assert whitespace() == expected

@@ -1,7 +1,8 @@
 """``citelens minimality``: check citation minimality of one source text from files.
 
 Exit codes: 0 success, 1 ``--fail-on-flagged`` was given and a citation needs review, 2 bad
-input (a fixed message on stderr that never echoes input values, paths or identifiers).
+input (a fixed message on stderr that never echoes input values, paths or identifiers), 3 an
+internal error (a bug or a broken environment; the message names the exception type only).
 Without ``--json``, ``--markdown`` or ``--parquet`` the Markdown report goes to stdout.
 """
 
@@ -12,51 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
 from citelens.errors import CitationMinimalityError
-from citelens.minimality._api import CitationMinimalityReport, check_citation_minimality
-from citelens.minimality._check import BATCH_TABLE_SCHEMA
+from citelens.minimality import CitationMinimalityReport
+from citelens.minimality._check import check_with_table
 
-__all__ = ["records_table", "register"]
+__all__ = ["register"]
 
 _WRITE_FAILED = "citation minimality report could not be written"
-
-# The batch table of §14 without its document_ref column.
-_COLUMNS = pa.schema([f for f in BATCH_TABLE_SCHEMA if f.name != "document_ref"])
-
-
-def records_table(report: CitationMinimalityReport) -> pa.Table:
-    """The report's records as an Arrow table (the batch table of §14 without document_ref)."""
-    rows: list[dict[str, Any]] = []
-    for record in report.records:
-        cs, ce = record.citation_offset
-        rs, re_ = record.required_offset
-        covers = record.status.value != "missing_required_span"
-        left = covers and cs < rs
-        right = covers and ce > re_
-        rows.append(
-            {
-                "claim_id": record.claim_id,
-                "citation_id": record.citation_id,
-                "citation_start": cs,
-                "citation_end": ce,
-                "required_start": rs,
-                "required_end": re_,
-                "citation_token_count": record.citation_token_count,
-                "required_token_count": record.required_token_count,
-                "excess_token_count": record.excess_token_count,
-                "excess_left_start": cs if left else None,
-                "excess_left_end": rs if left else None,
-                "excess_right_start": re_ if right else None,
-                "excess_right_end": ce if right else None,
-                "status": record.status.value,
-                "review_required": record.review_required,
-            }
-        )
-    return pa.Table.from_pylist(rows, schema=_COLUMNS)
 
 
 def _read_source(path: str) -> str:
@@ -65,7 +30,7 @@ def _read_source(path: str) -> str:
     text = ""
     try:
         text = Path(path).read_bytes().decode("utf-8")
-    except Exception:
+    except (OSError, UnicodeDecodeError):  # a missing or non-UTF-8 source file is bad input
         failed = True
     if failed:
         raise CitationMinimalityError("source_text must be text", "input")
@@ -74,16 +39,17 @@ def _read_source(path: str) -> str:
 
 def _run(args: argparse.Namespace) -> int:
     report: CitationMinimalityReport | None = None
+    table: Any = None
     problem: CitationMinimalityError | None = None
     try:
         source = _read_source(args.source)
-        report = check_citation_minimality(
+        report, table = check_with_table(
             source,
             Path(args.claims),
             Path(args.citations),
             max_excess_tokens=args.max_excess_tokens,
         )
-    except CitationMinimalityError as exc:
+    except CitationMinimalityError as exc:  # bad input (exit 2); internal errors exit 3
         problem = CitationMinimalityError(str(exc.args[0]), exc.category)
     if problem is not None:
         return fail(problem)
@@ -95,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.markdown:
             write_text_atomic(args.markdown, report.to_markdown())
         if args.parquet:
-            write_parquet_atomic(args.parquet, records_table(report))
+            write_parquet_atomic(args.parquet, table)
     except WriteFailure:
         failed = True
     if failed:
@@ -133,7 +99,10 @@ def register(subparsers: Any) -> None:
             "offsets and counts only; the source text is never printed. Claims and citations "
             "are .json, .jsonl, .csv, .parquet or Arrow files."
         ),
-        epilog="Exit codes: 0 success, 1 flagged citations with --fail-on-flagged, 2 bad input.",
+        epilog=(
+            "Exit codes: 0 success, 1 flagged citations with --fail-on-flagged, 2 bad input, "
+            "3 internal error (a bug or a broken environment, never bad input)."
+        ),
     )
     parser.add_argument("--source", required=True, help="UTF-8 source text file")
     parser.add_argument("--claims", required=True, help="claims file (claim_id + required span)")

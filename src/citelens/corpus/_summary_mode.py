@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
+from citelens._fixed import attempt
 from citelens.corpus._outputs import CorpusResult, _score, _totals_errors
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
@@ -19,13 +20,13 @@ from citelens.corpus._scan import (
     _plan,
 )
 from citelens.limits import Limits
+from citelens.summary_citations._corpus import summary_metrics_by_document
+from citelens.summary_citations._derive import DOCUMENT_COLUMNS
 
 # -- summary citations -----------------------------------------------------------------------
 
 
 def _summary_documents_schema() -> pa.Schema:
-    from citelens.summary_citations._columnar import DOCUMENT_COLUMNS
-
     types: dict[str, pa.DataType] = {
         "schema_version": pa.int64(),
         "coverage": pa.float64(),
@@ -64,7 +65,7 @@ def _check_ref_column(frame: pl.LazyFrame, role: str) -> pl.LazyFrame:
     schema: pl.Schema | None = None
     try:
         schema = frame.collect_schema()
-    except Exception:
+    except Exception:  # the reader failed on the caller's file or table (its fixed error)
         failed = True
     if failed or schema is None:
         raise _fail(f"{role} input could not be read", "input")
@@ -180,19 +181,11 @@ def _summary_citation_totals(documents: pa.Table) -> dict[str, Any]:
 def _summary_batch(
     tables: dict[str, pl.DataFrame], limits: Limits, csv: tuple[bool, bool]
 ) -> pl.DataFrame:
-    from citelens.summary_citations._columnar import summary_metrics_by_document
-
-    failed = False
-    rows: pl.DataFrame | None = None
-    try:
-        rows = summary_metrics_by_document(
-            tables["claims"].to_arrow(), tables["evidence"].to_arrow(), limits, csv=csv
-        )
-    except Exception:
-        failed = True
-    if failed or rows is None:
-        raise _fail("summary citation corpus input is invalid", "input")
-    return rows
+    # One pass per batch; defective documents come back as status="error" rows. Anything
+    # else raised here is a bug, not bad input: the public entry point makes it internal.
+    return summary_metrics_by_document(
+        tables["claims"].to_arrow(), tables["evidence"].to_arrow(), limits, csv=csv
+    )
 
 
 def run_summary_citations_corpus(
@@ -212,6 +205,16 @@ def run_summary_citations_corpus(
     status ``"error"`` and the fixed message and category. Each batch of ``batch_documents``
     documents is one vectorised pass. ``progress(done, total)`` is called per batch.
     """
+    return attempt(lambda: _run(claims, evidence, limits, batch_documents, progress))
+
+
+def _run(
+    claims: Any,
+    evidence: Any,
+    limits: Limits | None,
+    batch_documents: int,
+    progress: Callable[[int, int], None] | None,
+) -> CorpusResult:
     if limits is not None and not isinstance(limits, Limits):
         raise _fail("limits must be a Limits instance", "policy")
     if type(batch_documents) is not int or batch_documents < 1:

@@ -8,14 +8,16 @@ returns offsets, token counts and a controlled status (``minimal``, ``excess_con
 and statuses; the source text is never stored or printed. Contract: ``minimality.md``.
 
 The source is tokenised once into token start/end arrays and every span is counted with two
-binary searches, so a check costs O(tokens + citations · log tokens).
+binary searches, so a check costs O(tokens + citations · log tokens). ``AtomicClaim`` is a
+deprecated alias of :class:`MinimalityClaim` (a warning is emitted on use).
 """
+
+from typing import Any
 
 from citelens.minimality._api import (
     CITATION_MINIMALITY_DISCLAIMER,
     CITATION_MINIMALITY_SCHEMA_VERSION,
     TOKENIZER_UNICODE_VERSION,
-    AtomicClaim,
     CitationMinimalityBatchResult,
     CitationMinimalityError,
     CitationMinimalityRecord,
@@ -24,8 +26,10 @@ from citelens.minimality._api import (
     CitationSpan,
     ClaimCitation,
     Limits,
+    MinimalityClaim,
     check_citation_minimality,
     check_citation_minimality_batch,
+    deprecated_name,
     tokenize,
 )
 
@@ -33,7 +37,6 @@ __all__ = [
     "CITATION_MINIMALITY_DISCLAIMER",
     "CITATION_MINIMALITY_SCHEMA_VERSION",
     "TOKENIZER_UNICODE_VERSION",
-    "AtomicClaim",
     "CitationMinimalityBatchResult",
     "CitationMinimalityError",
     "CitationMinimalityRecord",
@@ -42,7 +45,13 @@ __all__ = [
     "CitationSpan",
     "ClaimCitation",
     "Limits",
+    "MinimalityClaim",
     "check_citation_minimality",
     "check_citation_minimality_batch",
     "tokenize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Deprecated names (PEP 562): ``AtomicClaim`` → :class:`MinimalityClaim`."""
+    return deprecated_name(__name__, name)

@@ -13,6 +13,9 @@ binary searches, so a check costs O(tokens + citations · log tokens).
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from citelens.errors import CitationMinimalityError
 from citelens.limits import Limits
 from citelens.minimality._check import (
@@ -24,19 +27,18 @@ from citelens.minimality._tokenize import TOKENIZER_UNICODE_VERSION, tokenize
 from citelens.minimality._types import (
     CITATION_MINIMALITY_DISCLAIMER,
     CITATION_MINIMALITY_SCHEMA_VERSION,
-    AtomicClaim,
     CitationMinimalityRecord,
     CitationMinimalityReport,
     CitationMinimalityStatus,
     CitationSpan,
     ClaimCitation,
+    MinimalityClaim,
 )
 
 __all__ = [
     "CITATION_MINIMALITY_DISCLAIMER",
     "CITATION_MINIMALITY_SCHEMA_VERSION",
     "TOKENIZER_UNICODE_VERSION",
-    "AtomicClaim",
     "CitationMinimalityBatchResult",
     "CitationMinimalityError",
     "CitationMinimalityRecord",
@@ -45,7 +47,28 @@ __all__ = [
     "CitationSpan",
     "ClaimCitation",
     "Limits",
+    "MinimalityClaim",
     "check_citation_minimality",
     "check_citation_minimality_batch",
+    "deprecated_name",
     "tokenize",
 ]
+
+# Old name → new name. ``AtomicClaim`` was also the name of citelens.support.AtomicClaim, a
+# different record; the old spelling stays importable for a while, with a warning.
+DEPRECATED_NAMES = {"AtomicClaim": "MinimalityClaim"}
+
+
+def deprecated_name(module: str, name: str) -> Any:
+    """The object behind a deprecated name of ``module`` (PEP 562), with a warning."""
+    new = DEPRECATED_NAMES.get(name)
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{module}.{name} is deprecated; use {module}.{new}", DeprecationWarning, stacklevel=3
+    )
+    return globals()[new]
+
+
+def __getattr__(name: str) -> Any:
+    return deprecated_name(__name__, name)

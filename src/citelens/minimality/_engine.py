@@ -20,26 +20,21 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from citelens.minimality._parse import CitationColumns, ClaimColumns
+from citelens.minimality._columns import CitationColumns, ClaimColumns
+from citelens.minimality._rules import (
+    CODE_CONFLICTING_OFFSETS,
+    CODE_DUPLICATE_CLAIM,
+    CODE_EXCEEDS_TEXT,
+    CODE_NO_TOKEN,
+    CODE_UNKNOWN_CLAIM,
+    first_problem,
+)
 from citelens.minimality._tokenize import count_overlaps, token_arrays
 
-__all__ = ["CitationPhase", "ClaimPhase", "citation_phase", "claim_phase"]
+__all__ = ["CitationPhase", "ClaimPhase", "citation_phase", "claim_phase", "sort_records"]
 
 I64 = npt.NDArray[np.int64]
-ErrorCode = tuple[str, str]
-
-CLAIM_ERRORS: tuple[ErrorCode, ...] = (
-    ("", ""),
-    ("duplicate atomic claim id", "reference"),
-    ("citation offsets exceed source text", "span"),
-    ("required claim spans must contain at least one token", "span"),
-)
-CITATION_ERRORS: tuple[ErrorCode, ...] = (
-    ("", ""),
-    ("citation refers to an unknown atomic claim", "reference"),
-    ("citation id has conflicting offsets", "reference"),
-    ("citation offsets exceed source text", "span"),
-)
+I8 = npt.NDArray[np.int8]
 
 
 def _codes(array: pa.Array) -> tuple[I64, pa.Array]:
@@ -79,18 +74,12 @@ def _local_queries(doc: I64, n_docs: int, n_tokens: int) -> bool:
     return int(np.count_nonzero(doc[1:] == doc[:-1])) * 2 > doc.size
 
 
-def _first_failure(doc: I64, code: npt.NDArray[np.int8], n_docs: int) -> npt.NDArray[np.int8]:
-    """Per document, the code of its first failing row in input order.
-
-    Rows of different documents may interleave; rows of one document are in input order, so
-    the first failing row of a document is its smallest failing row index.
-    """
-    result = np.zeros(n_docs, dtype=np.int8)
-    failing = np.flatnonzero(code)
-    if failing.size:
-        docs, first = np.unique(doc[failing], return_index=True)
-        result[docs] = code[failing[first]]
-    return result
+def _document_errors(doc: I64, parsed: I8, checked: I8, n_docs: int) -> I8:
+    """Per document: its first field problem if any (every record is read before the
+    cross-record checks run, §7), else its first failing check."""
+    read = first_problem(doc, parsed, n_docs)
+    later = first_problem(doc, checked, n_docs)
+    return np.where(read != 0, read, later).astype(np.int8)
 
 
 @dataclass
@@ -129,8 +118,12 @@ def claim_phase(texts: list[str], claim_doc: I64, claims: ClaimColumns) -> Claim
     ends = np.minimum(claims.ends, lengths[claim_doc]) + offset
     local = _local_queries(claim_doc, n_docs, tok_start.size)
     required_tokens = count_overlaps(tok_start, tok_end, starts, ends, sort_queries=not local)
-    code = np.where(duplicate, 1, np.where(exceed, 2, np.where(required_tokens == 0, 3, 0)))
-    doc_error = _first_failure(claim_doc, code.astype(np.int8), n_docs)
+    code = np.where(
+        duplicate,
+        CODE_DUPLICATE_CLAIM,
+        np.where(exceed, CODE_EXCEEDS_TEXT, np.where(required_tokens == 0, CODE_NO_TOKEN, 0)),
+    ).astype(np.int8)
+    doc_error = _document_errors(claim_doc, claims.problem, code, n_docs)
     return ClaimPhase(
         lengths=lengths,
         base=base,
@@ -192,8 +185,12 @@ def citation_phase(
         citations.ends != citations.ends[first]
     )
     exceed = citations.ends > state.lengths[cite_doc]
-    code = np.where(unknown, 1, np.where(conflict, 2, np.where(exceed, 3, 0))).astype(np.int8)
-    doc_error = _first_failure(cite_doc, code, n_docs)
+    code = np.where(
+        unknown,
+        CODE_UNKNOWN_CLAIM,
+        np.where(conflict, CODE_CONFLICTING_OFFSETS, np.where(exceed, CODE_EXCEEDS_TEXT, 0)),
+    ).astype(np.int8)
+    doc_error = _document_errors(cite_doc, citations.problem, code, n_docs)
 
     keep = np.flatnonzero(doc_error[cite_doc] == 0)
     doc = cite_doc[keep]

@@ -10,13 +10,16 @@ the running interpreter, once per process, so the classes follow its ``unicodeda
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 import unicodedata
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from citelens._fixed import attempt
+from citelens.errors import CitationMinimalityError
 
 __all__ = [
     "CLASS_PUNCT",
@@ -36,13 +39,16 @@ CLASS_WORD = 1
 CLASS_PUNCT = 2
 
 _MAX_CODE_POINT = 0x110000
-_TABLE: npt.NDArray[np.uint8] | None = None
-_TABLE_LOCK = threading.Lock()
 
 I64 = npt.NDArray[np.int64]
 
 
-def _build_table() -> npt.NDArray[np.uint8]:
+@functools.cache
+def class_table() -> npt.NDArray[np.uint8]:
+    """The read-only ``uint8`` class of every code point (0 space, 1 word, 2 punctuation).
+
+    Built on first use, once per process (never at import).
+    """
     # All code points as one str (lone surrogates included), classified by runs of the re
     # engine's own \w and \s: a few thousand runs, about 50 ms, once per process.
     every = np.arange(_MAX_CODE_POINT, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
@@ -52,18 +58,6 @@ def _build_table() -> npt.NDArray[np.uint8]:
     for match in re.finditer(r"\s+", every):
         table[match.start() : match.end()] = CLASS_SPACE
     table.setflags(write=False)
-    return table
-
-
-def class_table() -> npt.NDArray[np.uint8]:
-    """The read-only ``uint8`` class of every code point (0 space, 1 word, 2 punctuation)."""
-    global _TABLE
-    table = _TABLE
-    if table is None:
-        with _TABLE_LOCK:
-            if _TABLE is None:
-                _TABLE = _build_table()
-            table = _TABLE
     return table
 
 
@@ -125,8 +119,10 @@ def tokenize(source_text: str) -> list[tuple[int, int]]:
     Raises ``CitationMinimalityError("source_text must be text")`` for a non-``str``.
     """
     if type(source_text) is not str:
-        from citelens.errors import CitationMinimalityError
-
         raise CitationMinimalityError("source_text must be text", "input")
-    tok_start, tok_end = token_arrays(source_text)
-    return list(zip(tok_start.tolist(), tok_end.tolist(), strict=True))
+
+    def spans() -> list[tuple[int, int]]:
+        tok_start, tok_end = token_arrays(source_text)
+        return list(zip(tok_start.tolist(), tok_end.tolist(), strict=True))
+
+    return attempt(spans)

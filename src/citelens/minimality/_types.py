@@ -1,32 +1,28 @@
-"""Typed records, field reading and span parsing of :mod:`citelens.minimality` (§4–§6, §12)."""
+"""Typed input records and result objects of :mod:`citelens.minimality` (§5, §12)."""
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
 from citelens.errors import CitationMinimalityError
+from citelens.minimality._rules import derive_citation_ids, error
+from citelens.minimality._spans import Checks, CitationSpan, raise_first
 
 __all__ = [
     "CITATION_MINIMALITY_DISCLAIMER",
     "CITATION_MINIMALITY_SCHEMA_VERSION",
-    "MISSING",
-    "AtomicClaim",
     "CitationMinimalityRecord",
     "CitationMinimalityReport",
     "CitationMinimalityStatus",
     "CitationSpan",
     "ClaimCitation",
+    "MinimalityClaim",
     "check_identifier",
-    "derive_citation_id",
-    "is_identifier",
-    "read_field",
-    "span_from",
 ]
 
 CITATION_MINIMALITY_SCHEMA_VERSION = 1
@@ -34,167 +30,30 @@ CITATION_MINIMALITY_DISCLAIMER = (
     "Citation minimality is a deterministic, value-free review aid. It does not establish "
     "clinical truth, entailment, or compliance certification."
 )
-MAX_SPAN_NESTING = 32
-
-_ID_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-class _Missing:
-    """Marker of an absent field."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Any = _Missing()
-
-
-def error(message: str, category: str) -> CitationMinimalityError:
-    """A fixed minimality error (the caller raises it outside any ``except`` block)."""
-    return CitationMinimalityError(message, category)
-
-
-def is_identifier(value: object) -> bool:
-    """True for an exact ``str`` of the form ``sha256:`` + 64 lowercase hex characters."""
-    return type(value) is str and len(value) == 71 and _ID_PATTERN.fullmatch(value) is not None
 
 
 def check_identifier(value: object) -> str:
-    """Return ``value`` if it is an opaque ``sha256:`` reference, else raise (§4)."""
-    if not is_identifier(value):
-        raise error("citation identifiers must be opaque sha256 references", "identifier")
+    """Return ``value`` if it is an opaque ``sha256:`` reference (§4), else raise."""
+    checks = Checks()
+    checks.identifier(value)
+    checks.close()
+    raise_first(attempt(lambda: checks.evaluate(1)))
     assert isinstance(value, str)
     return value
 
 
-def derive_citation_id(claim_id: str, start: int, end: int) -> str:
-    """The derived citation id of §4: SHA-256 of ``citation\\0claim\\0start\\0end``."""
-    payload = f"citation\0{claim_id}\0{start}\0{end}".encode("utf-8", "surrogatepass")
-    return "sha256:" + hashlib.sha256(payload).hexdigest()
-
-
-def read_field(value: object, names: Sequence[str]) -> Any:
-    """READ of §6: the first present (non-``None``) alias, ``MISSING``, or a fixed error."""
-    found: list[Any] = []
-    failed = False
-    try:
-        if isinstance(value, Mapping):
-            for name in names:
-                item = value.get(name)
-                if item is not None:
-                    found.append(item)
-        else:
-            for name in names:
-                item = getattr(value, name, None)
-                if item is not None:
-                    found.append(item)
-        if len(found) > 1:
-            for index, left in enumerate(found):
-                for right in found[index + 1 :]:
-                    if not bool(left == right):
-                        failed = True
-    except Exception:
-        failed = True
-    if failed:
-        raise error("citation record fields are invalid", "record")
-    return found[0] if found else MISSING
-
-
-def _check_offsets(start: object, end: object) -> None:
-    if type(start) is not int or type(end) is not int:
-        raise error("citation offsets must be integers", "span")
-    if start < 0 or end <= start:
-        raise error("citation offsets must form a non-empty half-open span", "span")
-
-
-@dataclass(frozen=True)
-class CitationSpan:
-    """A validated, non-empty half-open code-point span ``[start, end)``."""
-
-    start: int
-    end: int
-
-    def __post_init__(self) -> None:
-        _check_offsets(self.start, self.end)
-
-    @property
-    def source_offset(self) -> tuple[int, int]:
-        """``(start, end)``."""
-        return (self.start, self.end)
-
-    def to_dict(self) -> dict[str, int]:
-        """``{"start": start, "end": end}``."""
-        return {"start": self.start, "end": self.end}
-
-    @classmethod
-    def from_obj(cls, value: object) -> CitationSpan:
-        """Parse a span value (pair, mapping, nested ``offset`` wrappers; §6 SPAN_FROM)."""
-        return span_from(value, 0)
-
-    @classmethod
-    def _trusted(cls, start: int, end: int) -> CitationSpan:
-        span = object.__new__(cls)
-        span.__dict__.update(start=start, end=end)
-        return span
-
-
-_SPAN_STARTS = ("start", "source_start")
-_SPAN_ENDS = ("end", "source_end")
-_SPAN_NESTED = ("source_offset", "source_offsets", "offset")
-
-
-def span_from(value: object, depth: int = 0) -> CitationSpan:
-    """SPAN_FROM of §6 (nesting capped at 32 wrappers)."""
-    if depth > MAX_SPAN_NESTING:
-        raise error("citation span nesting exceeds limit", "limit")
-    if isinstance(value, CitationSpan):
-        return CitationSpan(value.start, value.end)
-    if type(value) is list or type(value) is tuple:
-        # Exact lists/tuples have none of the alias attributes: straight to the pair rule.
-        if len(value) > 2:
-            raise error("citation collection is invalid or exceeds limit", "span")
-        if len(value) < 2:
-            raise error("citation spans require start and end offsets", "span")
-        return CitationSpan(value[0], value[1])
-    start = read_field(value, _SPAN_STARTS)
-    end = read_field(value, _SPAN_ENDS)
-    nested = read_field(value, _SPAN_NESTED)
-    if start is not MISSING and end is not MISSING:
-        if nested is not MISSING:
-            inner = span_from(nested, depth + 1)
-            span = CitationSpan(start, end)
-            if inner.start != span.start or inner.end != span.end:
-                raise error("citation span aliases conflict", "span")
-            return span
-        return CitationSpan(start, end)
-    if nested is not MISSING and nested is not value:
-        return span_from(nested, depth + 1)
-    if isinstance(value, Mapping | str | bytes | bytearray):
-        raise error("citation spans require start and end offsets", "span")
-    items: list[Any] = []
-    failed = False
-    try:
-        for item in value:  # type: ignore[attr-defined]
-            items.append(item)
-            if len(items) > 2:
-                break
-    except Exception:
-        failed = True
-    if failed or len(items) > 2:
-        raise error("citation collection is invalid or exceeds limit", "span")
-    if len(items) < 2:
-        raise error("citation spans require start and end offsets", "span")
-    return CitationSpan(items[0], items[1])
+def _checked_span(value: object) -> CitationSpan:
+    return CitationSpan.from_obj(value)
 
 
 @dataclass(frozen=True, init=False)
-class AtomicClaim:
-    """An atomic claim: an opaque ``sha256:`` id and the source span the claim requires.
+class MinimalityClaim:
+    """An atomic claim of a minimality check: an opaque ``sha256:`` id and the source span
+    the claim requires (named apart from :class:`citelens.support.AtomicClaim`, a different
+    record).
 
     ``required_span`` may be any span value :meth:`CitationSpan.from_obj` accepts
-    (``AtomicClaim(cid, [6, 10])`` works); it is stored as a :class:`CitationSpan`.
+    (``MinimalityClaim(cid, [6, 10])`` works); it is stored as a :class:`CitationSpan`.
     """
 
     claim_id: str
@@ -203,7 +62,7 @@ class AtomicClaim:
     def __init__(self, claim_id: str, required_span: object) -> None:
         check_identifier(claim_id)
         object.__setattr__(self, "claim_id", claim_id)
-        object.__setattr__(self, "required_span", CitationSpan.from_obj(required_span))
+        object.__setattr__(self, "required_span", _checked_span(required_span))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"claim_id": …, "required_offset": {"start": …, "end": …}}``."""
@@ -220,9 +79,9 @@ class ClaimCitation:
 
     def __init__(self, claim_id: str, source_span: object, citation_id: str | None = None) -> None:
         check_identifier(claim_id)
-        span = CitationSpan.from_obj(source_span)
+        span = _checked_span(source_span)
         if citation_id is None:
-            citation_id = derive_citation_id(claim_id, span.start, span.end)
+            citation_id = derive_citation_ids([claim_id], [span.start], [span.end])[0]
         else:
             check_identifier(citation_id)
         object.__setattr__(self, "claim_id", claim_id)
@@ -329,7 +188,7 @@ class CitationMinimalityRecord:
                 items.append(item)
                 if len(items) > 2:
                     break
-        except Exception:
+        except Exception:  # a caller value that is not iterable or raises (§12.4)
             failed = True
         if failed:
             raise _report_error("excess context must contain CitationSpan records")
@@ -409,7 +268,7 @@ class CitationMinimalityReport:
         failed = False
         try:
             records = list(_iter_records(self.records))
-        except Exception:
+        except Exception:  # a caller value that is not iterable or raises (§12.4)
             failed = True
         if failed or not all(isinstance(item, CitationMinimalityRecord) for item in records):
             raise _report_error("records must contain CitationMinimalityRecord values")

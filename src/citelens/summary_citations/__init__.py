@@ -4,10 +4,11 @@ Implements ``shared/spec/summary-citations.md``. Matching uses only opaque ident
 exact integer offsets; claim text, evidence values and identifiers are never stored or
 printed. Reports hold counts, ratios, booleans and the nine fixed reason codes.
 
-Flat Arrow/Polars tables and tabular files are normalised column-wise (Arrow compute); Python
-records go through an exact record walker; registration, resolution, duplicates and
-aggregates run over whole integer columns in both cases (identifiers factorised once with
-Arrow, then NumPy/Polars counting).
+Pipeline: ``_input`` (arguments, files, tables) → ``_normalize`` (flat tables, column-wise)
+or ``_walk`` (Python records) → ``_kernel`` (the one counting kernel, per document) →
+``_derive`` (the one metrics derivation, Polars expressions) → ``_report``. A single call is
+a corpus of one document; ``_corpus`` runs many documents through the same stages. Any
+unexpected exception becomes :class:`citelens.errors.InternalError`, never an input error.
 
 Example::
 

@@ -4,10 +4,11 @@ Implements ``shared/spec/summary-citations.md``. Matching uses only opaque ident
 exact integer offsets; claim text, evidence values and identifiers are never stored or
 printed. Reports hold counts, ratios, booleans and the nine fixed reason codes.
 
-Flat Arrow/Polars tables and tabular files are normalised column-wise (Arrow compute); Python
-records go through an exact record walker; registration, resolution, duplicates and
-aggregates run over whole integer columns in both cases (identifiers factorised once with
-Arrow, then NumPy/Polars counting).
+Pipeline: ``_input`` (arguments, files, tables) → ``_normalize`` (flat tables, column-wise)
+or ``_walk`` (Python records) → ``_kernel`` (the one counting kernel, per document) →
+``_derive`` (the one metrics derivation, Polars expressions) → ``_report``. A single call is
+a corpus of one document; ``_corpus`` runs many documents through the same stages. Any
+unexpected exception becomes :class:`citelens.errors.InternalError`, never an input error.
 
 Example::
 
@@ -22,19 +23,24 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from citelens._fixed import attempt
 from citelens.errors import SummaryCitationError, SummaryCitationGateError
 from citelens.limits import Limits
-from citelens.summary_citations._columnar import (
-    Counts,
+from citelens.summary_citations._derive import derive_metrics, metrics_from_row
+from citelens.summary_citations._input import Coerced, InputProblem, coerce
+from citelens.summary_citations._kernel import count_by_document
+from citelens.summary_citations._limits import DEFAULT_CITATIONS, DEFAULT_CLAIMS, DEFAULT_EVIDENCE
+from citelens.summary_citations._normalize import (
     claims_frame_from_table,
     claims_frame_from_walk,
-    compute_counts,
     evidence_frame_from_table,
     evidence_frame_from_walk,
 )
-from citelens.summary_citations._input import Coerced, InputProblem, coerce
 from citelens.summary_citations._report import (
     REASON_CODES,
     REASON_DUPLICATE_CITATION,
@@ -51,7 +57,13 @@ from citelens.summary_citations._report import (
     SummaryCitationMetrics,
     SummaryCitationReport,
 )
-from citelens.summary_citations._walk import CitationLimitExceeded, walk_claims, walk_evidence
+from citelens.summary_citations._walk import (
+    CitationLimitExceeded,
+    ClaimItems,
+    EvidenceRefs,
+    walk_claims,
+    walk_evidence,
+)
 
 __all__ = [
     "REASON_CODES",
@@ -75,10 +87,6 @@ __all__ = [
     "compute_summary_citation_metrics",
     "summary_citation_metadata",
 ]
-
-DEFAULT_CLAIMS = 100_000
-DEFAULT_EVIDENCE = 200_000
-DEFAULT_CITATIONS = 500_000
 
 _PROBLEM_MESSAGES = {
     "collection": ("{name} must be an iterable of structured records", "collection"),
@@ -137,95 +145,67 @@ def _coerce(value: Any, limit: int, name: str) -> Coerced:
     return result
 
 
-def _evaluate(claims: Coerced, evidence: Coerced, citation_limit: int) -> Counts:
-    """Step 5 of §2: evidence registration, then claim evaluation."""
-    outcome = ""
-    counts: Counts | None = None
+def _access_error() -> SummaryCitationError:
+    return SummaryCitationError("summary citation input is not accessible", "input")
+
+
+def _limit_error() -> SummaryCitationError:
+    return SummaryCitationError("citation items exceed the configured limit", "limit")
+
+
+def _walked_evidence(records: Sequence[Any]) -> EvidenceRefs:
+    refs: EvidenceRefs | None = None
+    failed = False
     try:
-        if evidence.table is not None:
-            ev = evidence_frame_from_table(evidence.table)
-        else:
-            ev = evidence_frame_from_walk(walk_evidence(evidence.records or []))
-        complex_items: list[Any] = []
-        if claims.table is not None:
-            items = claims_frame_from_table(claims.table)
-            if items.num_rows > citation_limit:
-                raise CitationLimitExceeded()
-        else:
-            walked = walk_claims(claims.records or [], citation_limit)
-            items = claims_frame_from_walk(walked)
-            complex_items = walked.complex_items
-        counts = compute_counts(claims.count, items, complex_items, ev)
+        refs = walk_evidence(records)
+    except Exception:  # a caller object raised while being read (§4.5)
+        failed = True
+    if failed or refs is None:
+        raise _access_error()
+    return refs
+
+
+def _walked_claims(records: Sequence[Any], citation_limit: int) -> ClaimItems:
+    items: ClaimItems | None = None
+    over = failed = False
+    try:
+        items = walk_claims(records, citation_limit)
     except CitationLimitExceeded:
-        outcome = "limit"
-    except Exception:
-        outcome = "access"
-    if outcome == "limit":
-        raise SummaryCitationError("citation items exceed the configured limit", "limit")
-    if outcome or counts is None:
-        raise SummaryCitationError("summary citation input is not accessible", "input")
-    return counts
+        over = True
+    except Exception:  # a caller object raised while being read (§4.5)
+        failed = True
+    if over:
+        raise _limit_error()
+    if failed or items is None:
+        raise _access_error()
+    return items
 
 
-def _metrics_from_counts(c: Counts) -> SummaryCitationMetrics:
-    reasons: set[str] = set()
-    available = (
-        c.valid_evidence_record_count > 0
-        and c.invalid_evidence_record_count == 0
-        and c.duplicate_evidence_record_count == 0
-    )
-    unsupported = c.claim_count - c.supported_claim_count
-    invalid_citations = c.citation_count - c.valid_citation_count
-    if c.duplicate_citation_count:
-        reasons.add(REASON_DUPLICATE_CITATION)
-    if c.duplicate_evidence_record_count:
-        reasons.add(REASON_DUPLICATE_SOURCE_EVIDENCE)
-    if invalid_citations:
-        reasons.add(REASON_INVALID_CITATION)
-    if c.invalid_evidence_record_count:
-        reasons.add(REASON_INVALID_SOURCE_EVIDENCE)
-    if c.missing_citation_count:
-        reasons.add(REASON_MISSING_CITATION)
-    if c.valid_evidence_record_count == 0:
-        reasons.add(REASON_MISSING_SOURCE_EVIDENCE)
-    if c.missing_source_record_count:
-        reasons.add(REASON_MISSING_SOURCE_RECORD)
-    if c.unavailable_span_count:
-        reasons.add(REASON_UNAVAILABLE_SPAN)
-    if unsupported:
-        reasons.add(REASON_UNSUPPORTED_CLAIM)
-    if available:
-        coverage = c.supported_claim_count / c.claim_count if c.claim_count else 1.0
-        evidence_coverage = c.referenced_evidence_count / c.valid_evidence_record_count
+def _evaluate(claims: Coerced, evidence: Coerced, citation_limit: int) -> SummaryCitationMetrics:
+    """Step 5 of §2: evidence registration, then claim evaluation, as a corpus of one
+    document through the one kernel and the one derivation."""
+    if evidence.table is not None:
+        ev = evidence_frame_from_table(evidence.table)
     else:
-        coverage = 0.0
-        evidence_coverage = 0.0
-    abstention_rate = unsupported / c.claim_count if c.claim_count else 0.0
-    return SummaryCitationMetrics(
-        coverage=float(coverage),
-        abstention_rate=float(abstention_rate),
-        claim_count=c.claim_count,
-        supported_claim_count=c.supported_claim_count,
-        unsupported_claim_count=unsupported,
-        abstention_count=unsupported,
-        citation_count=c.citation_count,
-        valid_citation_count=c.valid_citation_count,
-        invalid_citation_count=invalid_citations,
-        duplicate_citation_count=c.duplicate_citation_count,
-        missing_citation_count=c.missing_citation_count,
-        missing_source_record_count=c.missing_source_record_count,
-        unavailable_span_count=c.unavailable_span_count,
-        evidence_record_count=c.evidence_record_count,
-        valid_evidence_record_count=c.valid_evidence_record_count,
-        invalid_evidence_record_count=c.invalid_evidence_record_count,
-        duplicate_evidence_record_count=c.duplicate_evidence_record_count,
-        referenced_evidence_count=c.referenced_evidence_count,
-        evidence_coverage=float(evidence_coverage),
-        source_evidence_available=available,
-        fail_closed=not available,
-        passed=available and not reasons,
-        failure_reasons=tuple(sorted(reasons)),
+        ev = evidence_frame_from_walk(_walked_evidence(evidence.records or []))
+    if claims.table is not None:
+        items = claims_frame_from_table(claims.table)
+        n_items = items.num_rows
+    else:
+        walked = _walked_claims(claims.records or [], citation_limit)
+        items = claims_frame_from_walk(walked)
+        n_items = walked.item_count
+    if n_items > citation_limit:
+        raise _limit_error()
+    counts = count_by_document(
+        np.zeros(claims.count, dtype=np.int64),
+        items,
+        n_items,
+        np.zeros(ev.num_rows, dtype=np.int64),
+        ev,
+        1,
     )
+    return metrics_from_row(derive_metrics(counts))
 
 
 def compute_summary_citation_metrics(
@@ -245,6 +225,19 @@ def compute_summary_citation_metrics(
     from ``limits`` (defaults 100,000 claims, 200,000 evidence records, 500,000 citation
     items). Raises :class:`SummaryCitationError` with a fixed message on unusable input.
     """
+    return attempt(
+        lambda: _metrics(claims, evidence, summary_claims, source_evidence, source_records, limits)
+    )
+
+
+def _metrics(
+    claims: Any,
+    evidence: Any,
+    summary_claims: Any,
+    source_evidence: Any,
+    source_records: Any,
+    limits: Any,
+) -> SummaryCitationMetrics:
     claims_value, evidence_value, resolved = _resolve_arguments(
         claims, evidence, summary_claims, source_evidence, source_records, limits
     )
@@ -252,8 +245,7 @@ def compute_summary_citation_metrics(
     evidence_in = _coerce(
         evidence_value, resolved.resolve("evidence", DEFAULT_EVIDENCE), "evidence"
     )
-    counts = _evaluate(claims_in, evidence_in, resolved.resolve("citations", DEFAULT_CITATIONS))
-    return _metrics_from_counts(counts)
+    return _evaluate(claims_in, evidence_in, resolved.resolve("citations", DEFAULT_CITATIONS))
 
 
 def build_summary_citation_report(
@@ -281,7 +273,7 @@ def build_summary_citation_report(
     )
     if type(fixture_count) is not int or fixture_count < 0:
         raise SummaryCitationError("fixture_count must be a non-negative integer", "policy")
-    return SummaryCitationReport(metrics=metrics, fixture_count=fixture_count)
+    return attempt(lambda: SummaryCitationReport(metrics=metrics, fixture_count=fixture_count))
 
 
 def assert_summary_citation_gate(

@@ -25,10 +25,10 @@ from citelens.io._files import (
     read_data_file,
 )
 from citelens.io._files import read_table_object as _read_table_object
-from citelens.summary_citations._columnar import flat_claims_ok, flat_evidence_ok
-from citelens.summary_citations._walk import DIRECT_SPAN_KEYS, HINT_KEYS
+from citelens.summary_citations._keys import DIRECT_SPAN_KEYS, HINT_KEYS
+from citelens.summary_citations._schema import flat_claims_ok, flat_evidence_ok
 
-__all__ = ["Coerced", "InputProblem", "coerce"]
+__all__ = ["Coerced", "InputProblem", "coerce", "table_rows", "type_csv_offsets"]
 
 _INT_TEXT = re.compile(r"-?[0-9]+")
 
@@ -59,20 +59,37 @@ class Coerced:
         return f"Coerced(<{self.count} records>)"
 
 
-def _rows(table: pa.Table, source: str) -> list[Any]:
+def table_rows(table: pa.Table, source: str) -> list[Any]:
+    """The rows of a table as Python records (§4.4, null rule applied).
+
+    A conversion failure is Arrow failing on the caller's data: it becomes the marker
+    ``source`` (``table`` or ``file``), the contract's fixed error for it.
+    """
     rows: list[Any] = []
     ok = True
     try:
         rows = [drop_nulls(row) for row in table.to_pylist(maps_as_pydicts="lossy")]
-    except Exception:
+    except Exception:  # third-party conversion of input data (contract: table not readable)
         ok = False
     if not ok:
         raise InputProblem(source)
     return rows
 
 
-def _type_csv_offsets(table: pa.Table) -> pa.Table | list[Any]:
-    """CSV typing (§4.3): offset cells matching ``-?[0-9]+`` become ints, others stay text."""
+def _fits_int64(col: pa.ChunkedArray) -> bool:
+    # Digits after the sign and leading zeros: 18 always fit an int64; longer texts may not,
+    # and they take the exact row path (Python ints) instead.
+    digits = pc.utf8_ltrim(pc.utf8_ltrim(col, characters="-"), characters="0")
+    longest = pc.max(pc.utf8_length(digits)).as_py()
+    return longest is None or longest <= 18
+
+
+def type_csv_offsets(table: pa.Table) -> pa.Table | list[Any]:
+    """CSV typing (§4.3): offset cells matching ``-?[0-9]+`` become ints, others stay text.
+
+    Columns where every cell matches are cast column-wise; a mixed column makes the whole
+    table Python rows (typed cell by cell) for the record walker.
+    """
     names = [n for n in table.column_names if n in DIRECT_SPAN_KEYS]
     if not names:
         return table
@@ -81,17 +98,13 @@ def _type_csv_offsets(table: pa.Table) -> pa.Table | list[Any]:
         if col.null_count == len(col):
             continue
         matches = pc.match_substring_regex(col, r"^-?[0-9]+$")
-        if not pc.all(pc.fill_null(matches, True)).as_py():
+        if not pc.all(pc.fill_null(matches, True)).as_py() or not _fits_int64(col):
             break
-        try:
-            typed = pc.cast(col, pa.int64())
-        except Exception:
-            break
+        typed = pc.cast(col, pa.int64())
         table = table.set_column(table.column_names.index(name), name, typed)
     else:
         return table
-    # Mixed column (or beyond int64): convert row by row, exactly.
-    rows = _rows(table, "file")
+    rows = table_rows(table, "file")
     for row in rows:
         for name in names:
             cell = row.get(name)
@@ -128,7 +141,7 @@ def _jsonl_values(path: Any) -> list[Any]:
             if not line.strip(" \t\r"):
                 continue
             values.append(drop_nulls(json.loads(line, parse_constant=_reject_constant)))
-    except Exception:
+    except (OSError, ValueError, RecursionError):  # unreadable, bad UTF-8 or bad JSON
         failed = True
     if failed:
         raise InputProblem("file")
@@ -141,7 +154,7 @@ def _from_table(table: pa.Table, limit: int, claims: bool, source: str) -> Coerc
     flat = flat_claims_ok(table.schema) if claims else flat_evidence_ok(table.schema)
     if flat:
         return Coerced(table, None)
-    return Coerced(None, _rows(table, source))
+    return Coerced(None, table_rows(table, source))
 
 
 def _from_mapping(value: Mapping[Any, Any], limit: int, claims: bool) -> list[Any]:
@@ -158,7 +171,7 @@ def _from_mapping(value: Mapping[Any, Any], limit: int, claims: bool) -> list[An
                 entries.append((key, item))
                 if len(entries) > limit:
                     break
-    except Exception:
+    except Exception:  # a caller mapping raised while read (§4.5: input is not accessible)
         ok = False
     if not ok:
         raise InputProblem("access")
@@ -178,7 +191,7 @@ def _from_mapping(value: Mapping[Any, Any], limit: int, claims: bool) -> list[An
                 records.append({"id": key, "claim": item})
             else:
                 records.append({"id": key, "value": item})
-    except Exception:
+    except Exception:  # a caller mapping raised while read (§4.5: input is not accessible)
         ok = False
     if not ok:
         raise InputProblem("access")
@@ -195,7 +208,7 @@ def _iterate(value: Any, limit: int) -> list[Any]:
     failed = False
     try:
         iterator = iter(value)
-    except Exception:
+    except Exception:  # a caller iterable (§4.2 step 6: not an iterable of records)
         failed = True
     if failed:
         raise InputProblem("collection")
@@ -204,7 +217,7 @@ def _iterate(value: Any, limit: int) -> list[Any]:
             item = next(iterator)
         except StopIteration:
             break
-        except Exception:
+        except Exception:  # a caller iterator raised (§4.2 step 6, §14 D4)
             failed = True
             break
         items.append(item)
@@ -255,7 +268,7 @@ def coerce(value: Any, limit: int, claims: bool) -> Coerced:
         if suffix == ".csv" and isinstance(content, pa.Table):
             if content.num_rows > limit:
                 raise InputProblem("limit")
-            content = _type_csv_offsets(content)
+            content = type_csv_offsets(content)
         return _content(content, limit, claims)
     if isinstance(value, os.PathLike):
         raise InputProblem("file_type")

@@ -15,6 +15,7 @@ from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atom
 from citelens.errors import SummaryCitationError
 
 __all__ = [
+    "METRIC_KEYS",
     "REASON_CODES",
     "REASON_DUPLICATE_CITATION",
     "REASON_DUPLICATE_SOURCE_EVIDENCE",
@@ -82,7 +83,7 @@ _RATIO_FIELDS: tuple[str, ...] = ("coverage", "abstention_rate", "evidence_cover
 _BOOL_FIELDS: tuple[str, ...] = ("source_evidence_available", "fail_closed", "passed")
 
 # to_dict() order (§10.1).
-_METRIC_KEYS: tuple[str, ...] = (
+METRIC_KEYS: tuple[str, ...] = (
     "schema_version",
     "coverage",
     "abstention_rate",
@@ -119,7 +120,7 @@ def _check_reasons(value: object) -> tuple[str, ...] | None:
         return None
     try:
         items = list(value)  # type: ignore[call-overload]
-    except Exception:
+    except Exception:  # a caller value that is not a collection of codes (§10.3: report error)
         return None
     codes: set[str] = set()
     for item in items:
@@ -202,7 +203,7 @@ class SummaryCitationMetrics:
     def to_dict(self) -> dict[str, Any]:
         """The 24 metric fields in contract order (§10.1); ``failure_reasons`` as a list."""
         out: dict[str, Any] = {}
-        for key in _METRIC_KEYS:
+        for key in METRIC_KEYS:
             value = getattr(self, key)
             out[key] = list(value) if key == "failure_reasons" else value
         return out
@@ -330,27 +331,30 @@ class SummaryCitationReport:
 
     def write_json(self, path: str | os.PathLike[str], *, indent: int | None = 2) -> Path:
         """Write ``to_json(indent=indent) + "\\n"`` atomically; returns the path."""
-        return _write(
-            path, lambda target: write_text_atomic(target, self.to_json(indent=indent) + "\n")
-        )
+        return _write(path, self.to_json(indent=indent) + "\n")
 
     def write_markdown(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_markdown` atomically; returns the path."""
-        return _write(path, lambda target: write_text_atomic(target, self.to_markdown()))
+        return _write(path, self.to_markdown())
 
     def write_parquet(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_arrow` as a one-row Parquet file atomically; returns the path."""
-        return _write(path, lambda target: write_parquet_atomic(target, self.to_arrow()))
+        return _write(path, self.to_arrow())
 
     def __getitem__(self, key: str) -> Any:
         return self.to_dict()[key]
 
 
-def _write(path: object, writer: Any) -> Path:
+def _write(path: object, data: str | pa.Table) -> Path:
+    # The output is serialised before: only writing (the caller's path object included, e.g.
+    # an ``__fspath__`` that raises) can fail here, and every such failure is the io error.
     failed = False
     result: Path | None = None
     try:
-        result = writer(path)
+        if isinstance(data, str):
+            result = write_text_atomic(path, data)
+        else:
+            result = write_parquet_atomic(path, data)
     except (WriteFailure, Exception):
         failed = True
     if failed or result is None:

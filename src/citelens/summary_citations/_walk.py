@@ -1,9 +1,19 @@
-"""Exact record-by-record rules of summary-citations.md §4.5–§7 (the "record walker").
+"""The record walker: Python records (and tables outside the flat domain) → reference rows.
 
-The walker reads Python records (mappings, ``to_dict`` objects, plain objects, bare values)
-and emits normalised references only: identifier strings and integer spans. It never keeps
-claim text or evidence values. Any exception raised by a caller object escapes from these
-functions; the public module turns it into its fixed, unchained error.
+It reads mappings, ``to_dict`` objects, plain objects and bare values and emits the same
+reference frames as the column-wise normaliser (``_normalize``): identifier strings and integer
+spans, never claim text or evidence values. Registration, resolution, duplicates, counts and
+the verdict are not evaluated here: they run in the one kernel (``_kernel``) and derivation
+(``_derive``).
+
+Still evaluated here, because the shape of irregular nesting depends on them (summary-
+citations.md §4.5–§7): the record view and the null rule, IDENT (identifier normalisation),
+SPAN (span validity, container recursion and its depth cap), CIT_REFS (reference selection and
+removal of repeated references), CIT_ITEMS / CLAIM_CITATIONS (item splitting, the direct item
+and ``k*``), SOURCE_REFS, and the running citation-item bound of a single call.
+
+Any exception raised by a caller object escapes from these functions; the public module turns
+it into its fixed, unchained error.
 """
 
 from __future__ import annotations
@@ -11,14 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from citelens.summary_citations._keys import (
+    CITATION_COLLECTION_KEYS,
+    CITATION_ID_KEYS,
+    CLAIM_ID_KEYS,
+    CONTAINER_KEYS,
+    DIRECT_SPAN_KEYS,
+    EVIDENCE_ID_KEYS,
+)
+
 __all__ = [
-    "CITATION_COLLECTION_KEYS",
-    "CITATION_ID_KEYS",
-    "CLAIM_ID_KEYS",
-    "CONTAINER_KEYS",
-    "DIRECT_SPAN_KEYS",
-    "EVIDENCE_ID_KEYS",
-    "HINT_KEYS",
     "CitationLimitExceeded",
     "ClaimItems",
     "EvidenceRefs",
@@ -33,75 +45,6 @@ __all__ = [
     "walk_claims",
     "walk_evidence",
 ]
-
-EVIDENCE_ID_KEYS: tuple[str, ...] = ("id", "evidence_id", "source_id", "fact_id", "record_id")
-CITATION_ID_KEYS: tuple[str, ...] = (
-    "evidence_id",
-    "source_evidence_id",
-    "source_id",
-    "fact_id",
-    "citation_id",
-    "ref_id",
-    "source_ref",
-    "source_reference",
-    "id",
-)
-CLAIM_ID_KEYS: tuple[str, ...] = CITATION_ID_KEYS[:-1]
-CONTAINER_KEYS: tuple[str, ...] = (
-    "span",
-    "source_span",
-    "evidence_span",
-    "supporting_span",
-    "source_evidence",
-    "evidence",
-    "offsets",
-)
-CITATION_COLLECTION_KEYS: tuple[str, ...] = (
-    "citations",
-    "citation",
-    "references",
-    "source_refs",
-    "source_references",
-    "evidence",
-    "source_evidence",
-)
-DIRECT_SPAN_KEYS: tuple[str, ...] = ("start", "end", "start_char", "end_char")
-HINT_KEYS: frozenset[str] = frozenset(
-    {
-        "id",
-        "evidence_id",
-        "source_id",
-        "fact_id",
-        "record_id",
-        "source_evidence_id",
-        "citation_id",
-        "ref_id",
-        "source_ref",
-        "source_reference",
-        "span",
-        "source_span",
-        "evidence_span",
-        "supporting_span",
-        "source_evidence",
-        "evidence",
-        "offsets",
-        "citations",
-        "citation",
-        "references",
-        "source_refs",
-        "source_references",
-        "claim",
-        "summary",
-        "summary_text",
-        "text",
-        "value",
-        "surface",
-        "start",
-        "end",
-        "start_char",
-        "end_char",
-    }
-)
 
 # A reference: ("i", identifier) or ("s", start, end).
 Ref = tuple[Any, ...]
@@ -375,20 +318,23 @@ class EvidenceRefs:
 
 
 class ClaimItems:
-    """Citation items of claims: simple items (at most one id and one span) as columns,
-    complex items (several ids or spans) as reference lists."""
+    """Citation items of claims as reference rows: ``item_no`` numbers the items, each row
+    holds at most one identifier and one span of its item. An item with one identifier and
+    one span is one row, an item with several identifiers or spans is one row per reference,
+    an item without references is one row of nulls (§13 Step C, ``item_ref``)."""
 
-    __slots__ = ("claim_no", "complex_items", "end", "ids", "start")
+    __slots__ = ("claim_no", "end", "ids", "item_count", "item_no", "start")
 
     def __init__(self) -> None:
+        self.item_no: list[int] = []
         self.claim_no: list[int] = []
         self.ids: list[str | None] = []
         self.start: list[int | None] = []
         self.end: list[int | None] = []
-        self.complex_items: list[tuple[int, list[Ref]]] = []
+        self.item_count = 0
 
     def __repr__(self) -> str:
-        return f"ClaimItems(<{len(self.claim_no) + len(self.complex_items)} items>)"
+        return f"ClaimItems(<{self.item_count} items>)"
 
 
 def walk_evidence(records: Sequence[Any]) -> EvidenceRefs:
@@ -436,41 +382,31 @@ def walk_evidence(records: Sequence[Any]) -> EvidenceRefs:
     return out
 
 
-def walk_claims(records: Sequence[Any], citation_limit: int, offset: int = 0) -> ClaimItems:
-    """Extract the citation items of every claim; raise the marker past ``citation_limit``."""
+def walk_claims(records: Sequence[Any], citation_limit: int | None) -> ClaimItems:
+    """Extract the citation items of every claim; raise the marker past ``citation_limit``
+    (``None``: no running bound, the caller counts items per document)."""
     out = ClaimItems()
-    claim_nos, ids, starts, ends = out.claim_no, out.ids, out.start, out.end
-    complex_items = out.complex_items
-    total = 0
-    for claim_no, record in enumerate(records, start=offset):
+    item_nos, claim_nos, ids, starts, ends = out.item_no, out.claim_no, out.ids, out.start, out.end
+    item_no = 0
+    for claim_no, record in enumerate(records):
         items = claim_citations(record)
-        total += len(items)
-        if total > citation_limit:
+        if citation_limit is not None and item_no + len(items) > citation_limit:
             raise CitationLimitExceeded()
         for refs in items:
             n = len(refs)
-            if n == 1:
-                ref = refs[0]
-                claim_nos.append(claim_no)
-                if ref[0] == "i":
-                    ids.append(ref[1])
-                    starts.append(None)
-                    ends.append(None)
-                else:
-                    ids.append(None)
-                    starts.append(ref[1])
-                    ends.append(ref[2])
-            elif n == 0:
-                claim_nos.append(claim_no)
-                ids.append(None)
-                starts.append(None)
-                ends.append(None)
+            if n == 0:
+                rows: list[tuple[Any, Any, Any]] = [(None, None, None)]
             elif n == 2 and refs[0][0] != refs[1][0]:
                 id_ref, span_ref = (refs[0], refs[1]) if refs[0][0] == "i" else (refs[1], refs[0])
-                claim_nos.append(claim_no)
-                ids.append(id_ref[1])
-                starts.append(span_ref[1])
-                ends.append(span_ref[2])
+                rows = [(id_ref[1], span_ref[1], span_ref[2])]
             else:
-                complex_items.append((claim_no, refs))
+                rows = [(r[1], None, None) if r[0] == "i" else (None, r[1], r[2]) for r in refs]
+            for rid, s, e in rows:
+                item_nos.append(item_no)
+                claim_nos.append(claim_no)
+                ids.append(rid)
+                starts.append(s)
+                ends.append(e)
+            item_no += 1
+    out.item_count = item_no
     return out

@@ -21,8 +21,8 @@ from citelens._pseudonym import pseudonymise
 from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
 from citelens.limits import Limits
-from citelens.support._cells import Cell
-from citelens.support._columnar import empty_frame, python_records_table
+from citelens.support._adapter import empty_frame, python_records_table
+from citelens.support._cells import Cell, constant
 from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
 from citelens.support._fields import PROBLEMS
@@ -203,7 +203,7 @@ def _engine_input(kind: str, payload: Any, csv: bool) -> _Engine | None:
 
 
 def _zero(frame: pl.DataFrame) -> pl.Series:
-    return pl.Series(DOC, [0] * frame.height, dtype=pl.UInt32)
+    return constant(0, frame.height, pl.UInt32).alias(DOC)
 
 
 def _drop_doc(frame: pl.DataFrame) -> pl.DataFrame:

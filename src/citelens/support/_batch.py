@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from citelens.limits import Limits
+from citelens.support._cells import constant
 from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
 from citelens.support._fields import PROBLEMS
@@ -82,7 +83,7 @@ def _row_errors(doc: pl.Series, problem: pl.Series, stage: int) -> pl.DataFrame:
     return pl.DataFrame(
         {
             DOC: frame[DOC].cast(pl.UInt32),
-            "_stage": pl.Series([stage] * frame.height, dtype=pl.UInt8),
+            "_stage": constant(stage, frame.height, pl.UInt8),
             "_row": frame["_row"].cast(pl.UInt32),
             "error_category": categories.gather(code),
             "error_message": messages.gather(code),
@@ -94,10 +95,10 @@ def _document_errors(documents: pl.Series, stage: int, message: str, category: s
     return pl.DataFrame(
         {
             DOC: documents.cast(pl.UInt32),
-            "_stage": pl.Series([stage] * len(documents), dtype=pl.UInt8),
-            "_row": pl.Series([0] * len(documents), dtype=pl.UInt32),
-            "error_category": pl.Series([category] * len(documents), dtype=pl.String),
-            "error_message": pl.Series([message] * len(documents), dtype=pl.String),
+            "_stage": constant(stage, len(documents), pl.UInt8),
+            "_row": constant(0, len(documents), pl.UInt32),
+            "error_category": constant(category, len(documents), pl.String),
+            "error_message": constant(message, len(documents), pl.String),
         }
     )
 

@@ -29,7 +29,9 @@ __all__ = [
     "Cell",
     "absent_cell",
     "cell_of",
+    "constant",
     "first_value",
+    "row_index",
     "select_rows",
 ]
 
@@ -76,14 +78,27 @@ class Cell:
         return self.kind.is_in(list(kinds))
 
 
+Scalar = int | str | bool | None
+
+
+def constant(value: Scalar, n: int, dtype: pl.DataType | type[pl.DataType]) -> pl.Series:
+    """``n`` copies of ``value`` (built by Polars, not from a Python list)."""
+    return pl.repeat(value, n, dtype=dtype, eager=True)
+
+
+def row_index(n: int) -> pl.Series:
+    """``0 .. n-1`` as UInt32 row positions."""
+    return pl.int_range(0, n, dtype=pl.UInt32, eager=True)
+
+
 def _nulls(n: int, dtype: pl.DataType) -> pl.Series:
-    return pl.Series([None] * n, dtype=dtype) if n else pl.Series([], dtype=dtype)
+    return constant(None, n, dtype)
 
 
 def absent_cell(n: int) -> Cell:
     """A field that no row has."""
     return Cell(
-        kind=pl.Series([ABSENT] * n, dtype=pl.UInt8),
+        kind=constant(ABSENT, n, pl.UInt8),
         s=_nulls(n, pl.String()),
         i=_nulls(n, pl.Int64()),
         u=_nulls(n, pl.UInt64()),
@@ -152,7 +167,7 @@ def _raw_equal(a: pl.Series, b: pl.Series, both: pl.Series) -> pl.Series:
     left = a.gather(rows).to_list()
     right = b.gather(rows).to_list()
     equal = [drop_nulls(x) == drop_nulls(y) for x, y in zip(left, right)]
-    out = pl.Series([False] * len(a), dtype=pl.Boolean)
+    out = constant(False, len(a), pl.Boolean)
     return out.scatter(rows, pl.Series(equal, dtype=pl.Boolean)) if len(rows) else out
 
 
@@ -177,7 +192,7 @@ def _equal(a: Cell, b: Cell) -> pl.Series:
         a.f.floor() == a.f
     ).fill_null(False)
     both = a.present & b.present
-    nested = pl.Series([False] * len(a), dtype=pl.Boolean)
+    nested = constant(False, len(a), pl.Boolean)
     if a.raw is not None and b.raw is not None:
         nested_rows = both & ka.is_in([LIST, STRUCT, OTHER]) & kb.is_in([LIST, STRUCT, OTHER])
         if bool(nested_rows.any()):
@@ -214,14 +229,14 @@ def first_value(cells: list[Cell]) -> tuple[Cell, pl.Series, pl.Series]:
         raise ValueError("first_value needs at least one cell")
     n = len(cells[0])
     out = cells[0]
-    conflict = pl.Series([False] * n, dtype=pl.Boolean)
-    chosen = _select(out.present, pl.Series([0] * n, dtype=pl.UInt8), _nulls(n, pl.UInt8()))
+    conflict = constant(False, n, pl.Boolean)
+    chosen = _select(out.present, constant(0, n, pl.UInt8), _nulls(n, pl.UInt8()))
     for position, later in enumerate(cells[1:], start=1):
         both = out.present & later.present
         if bool(both.any()):
             conflict = conflict | (both & ~_equal(out, later))
         take = ~out.present & later.present
-        chosen = _select(take, pl.Series([position] * n, dtype=pl.UInt8), chosen)
+        chosen = _select(take, constant(position, n, pl.UInt8), chosen)
         out = Cell(
             kind=_select(take, later.kind, out.kind),
             s=_select(take, later.s, out.s),
@@ -239,7 +254,7 @@ def _merge_raw(
     if later is None:
         return current
     if current is None:
-        return _select(take, later, pl.Series([None] * len(take), dtype=later.dtype))
+        return _select(take, later, constant(None, len(take), later.dtype))
     if current.dtype == later.dtype:
         return _select(take, later, current)
     return None  # nested values of two different Arrow types: the caller checks ``raw``

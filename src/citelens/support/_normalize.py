@@ -16,7 +16,19 @@ from typing import Final
 
 import polars as pl
 
-from citelens.support._cells import BIG, BOOL, INT, LIST, STR, STRUCT, Cell, cell_of, first_value
+from citelens.support._cells import (
+    BIG,
+    BOOL,
+    INT,
+    LIST,
+    STR,
+    STRUCT,
+    Cell,
+    cell_of,
+    constant,
+    first_value,
+    row_index,
+)
 from citelens.support._fields import (
     Check,
     Problem,
@@ -211,7 +223,7 @@ def citation_stage(frame: pl.DataFrame, doc: pl.Series, typed: Typed | None = No
     """Explicit citation records (§5 stage 6): one edge per row."""
     n = frame.height
     columns, checks = _citation_rule(_cells(frame, typed), n)
-    row = pl.Series(range(n), dtype=pl.UInt32)
+    row = row_index(n)
     return EdgeStage(_edge_frame(columns, doc, row), first_problem(checks, n))
 
 
@@ -248,7 +260,7 @@ def _items(value: Cell, chosen: pl.Series, aliases: list[Cell], n: int) -> _Item
     """Expand each claim's citation value (§3.6): a text, an integer or a mapping is one item,
     a list its elements. ``aliases`` are the alias cells, ``chosen`` the alias each row's value
     came from (aliases may differ in type, so each is expanded on the rows it provides)."""
-    index = pl.Series(range(n), dtype=pl.UInt32)
+    index = row_index(n)
     rows: list[pl.Series] = []
     cells: list[Cell] = []
     structs: list[pl.Series] = []
@@ -258,7 +270,7 @@ def _items(value: Cell, chosen: pl.Series, aliases: list[Cell], n: int) -> _Item
         if bool(scalar.any()):
             rows.append(index.filter(scalar))
             cells.append(cell_of(alias.s.filter(scalar)))
-            structs.append(pl.Series([None] * int(scalar.sum()), dtype=pl.Null))
+            structs.append(constant(None, int(scalar.sum()), pl.Null))
         for kind in (STRUCT, LIST):
             take = mine & (value.kind == kind)
             if not bool(take.any()) or alias.raw is None:
@@ -280,9 +292,7 @@ def _items(value: Cell, chosen: pl.Series, aliases: list[Cell], n: int) -> _Item
             rows.append(item_rows)
             cells.append(cell_of(raw))
             structs.append(
-                raw
-                if isinstance(raw.dtype, pl.Struct)
-                else pl.Series([None] * len(raw), dtype=pl.Null)
+                raw if isinstance(raw.dtype, pl.Struct) else constant(None, len(raw), pl.Null)
             )
     if not rows:
         return _Items(pl.Series([], dtype=pl.UInt32), cell_of(pl.Series([], dtype=pl.String)), None)
@@ -340,7 +350,7 @@ def claim_stage(
         pl.DataFrame({"r": items.row})
         .group_by("r")
         .len()
-        .join(pl.DataFrame({"r": pl.Series(range(n), dtype=pl.UInt32)}), on="r", how="right")
+        .join(pl.DataFrame({"r": row_index(n)}), on="r", how="right")
         .sort("r")
         .select(pl.col("len").fill_null(0).cast(pl.Int64))
         .to_series()
@@ -357,7 +367,7 @@ def claim_stage(
     else:
         fields = {}
         item_value = items.cell
-        no_evidence = pl.Series([False] * item_n, dtype=pl.Boolean)
+        no_evidence = constant(False, item_n, pl.Boolean)
     item_id, item_checks = identifier_rule(item_value)
     item_problem = first_problem(item_checks, item_n)
     per_claim = _per_claim(items.row, no_evidence, item_problem, n)
@@ -370,7 +380,7 @@ def claim_stage(
         record_problem = _where(mapping, record_problem, pl.lit(None, pl.UInt8))
     else:
         record_columns = {}
-        record_problem = pl.Series([None] * item_n, dtype=pl.UInt8)
+        record_problem = constant(None, item_n, pl.UInt8)
     edge_columns = {
         "claim_id": _where(mapping, record_columns.get("claim_id", claim_of_item), claim_of_item)
         if fields
@@ -380,13 +390,13 @@ def claim_stage(
         else item_id,
         "start": _where(mapping, record_columns["start"], pl.lit(None, pl.Int64))
         if fields
-        else pl.Series([None] * item_n, dtype=pl.Int64),
+        else constant(None, item_n, pl.Int64),
         "end": _where(mapping, record_columns["end"], pl.lit(None, pl.Int64))
         if fields
-        else pl.Series([None] * item_n, dtype=pl.Int64),
+        else constant(None, item_n, pl.Int64),
         "source_id": _where(mapping, record_columns["source_id"], pl.lit(""))
         if fields
-        else pl.Series([""] * item_n, dtype=pl.String),
+        else constant("", item_n, pl.String),
     }
     edge_doc = doc.gather(items.row) if item_n else pl.Series([], dtype=pl.UInt32)
     edges = _edge_frame(edge_columns, edge_doc, items.row)
@@ -449,22 +459,14 @@ def _per_claim(
         pl.col("e").any().alias("e"),
         pl.col("p").filter(pl.col("p").is_not_null()).first().alias("p"),
     )
-    full = (
-        pl.DataFrame({"r": pl.Series(range(n), dtype=pl.UInt32)})
-        .join(agg, on="r", how="left")
-        .sort("r")
-    )
+    full = pl.DataFrame({"r": row_index(n)}).join(agg, on="r", how="left").sort("r")
     return {"evidence": full["e"].fill_null(False), "identifier": full["p"]}
 
 
 def _first_by_claim(item_row: pl.Series, problem: pl.Series, n: int) -> pl.Series:
     frame = pl.DataFrame({"r": item_row, "p": problem})
     agg = frame.group_by("r").agg(pl.col("p").filter(pl.col("p").is_not_null()).first())
-    full = (
-        pl.DataFrame({"r": pl.Series(range(n), dtype=pl.UInt32)})
-        .join(agg, on="r", how="left")
-        .sort("r")
-    )
+    full = pl.DataFrame({"r": row_index(n)}).join(agg, on="r", how="left").sort("r")
     return full["p"]
 
 
@@ -523,7 +525,7 @@ def evidence_stage(
             "claim_id": claim_id.cast(pl.String),
             "evidence_id": evidence_id.cast(pl.String),
             "label": label.cast(pl.String),
-            "origin": pl.Series(["evidence"] * n, dtype=pl.String),
+            "origin": constant("evidence", n, pl.String),
             DOC: doc.cast(pl.UInt32),
         }
     ).filter(embeds)
@@ -559,7 +561,7 @@ def adjudication_stage(
             "claim_id": claim_id.cast(pl.String),
             "evidence_id": evidence_id.cast(pl.String),
             "label": label.cast(pl.String),
-            "origin": pl.Series(["explicit"] * n, dtype=pl.String),
+            "origin": constant("explicit", n, pl.String),
             DOC: doc.cast(pl.UInt32),
         }
     )

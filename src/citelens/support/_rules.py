@@ -1,8 +1,10 @@
 """Field rules of the support contract (§3.5–§3.8): aliases, identifiers, spans, labels.
 
-These are the exact, per-value rules. The columnar path (``_support_columnar``) implements the
-same rules as whole-column expressions and falls back to these only where a value is outside the
-shapes it handles.
+These are the per-value rules, used by the typed record constructors and by the record path
+for Python objects that are not typed columns (typed records, mixed Python types, compact
+mappings). Tables and plain-dict records are evaluated by the columnar engine (``_normalize``,
+``_fields``), which implements the same rules as whole-column expressions; the differential
+tests compare the two.
 """
 
 from __future__ import annotations
