@@ -1,4 +1,5 @@
-"""``citelens minimality``: check citation minimality of one source text from files.
+"""``citelens minimality``: the parser of the citation minimality check of one source text
+(light: the engine is imported when the command runs, by ``citelens.cli._run_minimality``).
 
 Exit codes: 0 success, 1 ``--fail-on-flagged`` was given and a citation needs review, 2 bad
 input (a fixed message on stderr that never echoes input values, paths or identifiers), 3 an
@@ -9,73 +10,11 @@ Without ``--json``, ``--markdown`` or ``--parquet`` the Markdown report goes to 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
-from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
-from citelens.errors import CitationMinimalityError
-from citelens.minimality import CitationMinimalityReport
-from citelens.minimality._check import check_with_table
+from citelens.cli._common import COMMAND_HELP
 
 __all__ = ["register"]
-
-_WRITE_FAILED = "citation minimality report could not be written"
-
-
-def _read_source(path: str) -> str:
-    """The exact UTF-8 text of the source file (offsets count its code points as stored)."""
-    failed = False
-    text = ""
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):  # a missing or non-UTF-8 source file is bad input
-        failed = True
-    if failed:
-        raise CitationMinimalityError("source_text must be text", "input")
-    return text
-
-
-def _run(args: argparse.Namespace) -> int:
-    report: CitationMinimalityReport | None = None
-    table: Any = None
-    problem: CitationMinimalityError | None = None
-    try:
-        source = _read_source(args.source)
-        report, table = check_with_table(
-            source,
-            Path(args.claims),
-            Path(args.citations),
-            max_excess_tokens=args.max_excess_tokens,
-        )
-    except CitationMinimalityError as exc:  # bad input (exit 2); internal errors exit 3
-        problem = CitationMinimalityError(str(exc.args[0]), exc.category)
-    if problem is not None:
-        return fail(problem)
-    assert report is not None
-    failed = False
-    try:
-        if args.json:
-            write_text_atomic(args.json, report.to_json())
-        if args.markdown:
-            write_text_atomic(args.markdown, report.to_markdown())
-        if args.parquet:
-            write_parquet_atomic(args.parquet, table)
-    except WriteFailure:
-        failed = True
-    if failed:
-        return fail(CitationMinimalityError(_WRITE_FAILED, "io"))
-    if not (args.json or args.markdown or args.parquet):
-        sys.stdout.write(report.to_markdown())
-    else:
-        sys.stdout.write(
-            f"citelens minimality: {report.citation_count} citations, "
-            f"{report.flagged_count} flagged, {report.claim_count} claims\n"
-        )
-    if args.fail_on_flagged and report.flagged_count:
-        return EXIT_FAILED
-    return EXIT_OK
 
 
 def _non_negative(text: str) -> int:
@@ -92,7 +31,7 @@ def register(subparsers: Any) -> None:
     """Add the ``minimality`` subcommand."""
     parser = subparsers.add_parser(
         "minimality",
-        help="check that each citation is no broader than its claim's required span",
+        help=COMMAND_HELP["minimality"],
         description=(
             "Compare each citation span with its claim's required span in one source text and "
             "report token counts, excess offsets and review statuses. Reports hold opaque ids, "
@@ -121,4 +60,4 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="exit 1 when any citation needs review",
     )
-    parser.set_defaults(func=_run)
+    parser.set_defaults(func="citelens.cli._run_minimality:run")

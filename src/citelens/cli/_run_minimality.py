@@ -1,0 +1,74 @@
+"""``citelens minimality``: the run (the engine is imported here, not by the parser module
+``citelens.cli._minimality``, so that ``--help`` loads no engine)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
+from citelens.errors import CitationMinimalityError
+from citelens.minimality import CitationMinimalityReport
+from citelens.minimality._check import check_with_table
+
+__all__ = ["run"]
+
+_WRITE_FAILED = "citation minimality report could not be written"
+
+
+def _read_source(path: str) -> str:
+    """The exact UTF-8 text of the source file (offsets count its code points as stored)."""
+    failed = False
+    text = ""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):  # a missing or non-UTF-8 source file is bad input
+        failed = True
+    if failed:
+        raise CitationMinimalityError("source_text must be text", "input")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``citelens minimality`` with parsed arguments; return the exit code."""
+    report: CitationMinimalityReport | None = None
+    table: Any = None
+    problem: CitationMinimalityError | None = None
+    try:
+        source = _read_source(args.source)
+        report, table = check_with_table(
+            source,
+            Path(args.claims),
+            Path(args.citations),
+            max_excess_tokens=args.max_excess_tokens,
+        )
+    except CitationMinimalityError as exc:  # bad input (exit 2); internal errors exit 3
+        problem = CitationMinimalityError(str(exc.args[0]), exc.category)
+    if problem is not None:
+        return fail(problem)
+    assert report is not None
+    failed = False
+    try:
+        if args.json:
+            write_text_atomic(args.json, report.to_json())
+        if args.markdown:
+            write_text_atomic(args.markdown, report.to_markdown())
+        if args.parquet:
+            write_parquet_atomic(args.parquet, table)
+    except WriteFailure:
+        failed = True
+    if failed:
+        return fail(CitationMinimalityError(_WRITE_FAILED, "io"))
+    if not (args.json or args.markdown or args.parquet):
+        sys.stdout.write(report.to_markdown())
+    else:
+        sys.stdout.write(
+            f"citelens minimality: {report.citation_count} citations, "
+            f"{report.flagged_count} flagged, {report.claim_count} claims\n"
+        )
+    if args.fail_on_flagged and report.flagged_count:
+        return EXIT_FAILED
+    return EXIT_OK
