@@ -19,8 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from citelens.corpus import evaluate_support_tables
 from citelens.corpus._support import ROLES, SUPPORT_DOCUMENTS_SCHEMA
-from citelens.errors import CitelensError, CorpusError
+from citelens.errors import CitelensError, CorpusError, InternalError
 from citelens.limits import Limits
 
 __all__ = [
@@ -35,7 +36,6 @@ __all__ = [
 
 ROLE_COLUMN = "_citelens_role"
 ROW_COLUMN = "_citelens_row"
-_EVALUATION_FAILED = ("support corpus evaluation failed", "input")
 
 
 @dataclass(frozen=True)
@@ -103,16 +103,14 @@ def _dry_run(schemas: Sequence[pa.Schema | None], limits: Limits | None) -> None
     """Run the local kernel on empty tables of the input schemas: the schema errors of the
     local engine (missing or non-text ``document_ref``, wrong column types) are raised here,
     on the driver, before any Spark job."""
-    from citelens.corpus import evaluate_support_tables
-
     tables = [None if s is None else s.empty_table() for s in schemas]
     failure: tuple[str, str] | None = None
     try:
         evaluate_support_tables(tables[0], tables[1], tables[2], tables[3], limits=limits)
+    except InternalError:
+        raise
     except CitelensError as exc:
         failure = (str(exc.args[0]), exc.category)
-    except Exception:
-        failure = _EVALUATION_FAILED
     if failure is not None:
         raise _fail(*failure)
 
@@ -172,8 +170,6 @@ def evaluate_partition(
     A partition holds all rows of its documents (the corpus is repartitioned by
     ``document_ref``), so per-document results equal the local engine's.
     """
-    from citelens.corpus import evaluate_support_tables
-
     collected = [batch for batch in batches if batch.num_rows]
     if not collected:
         return
@@ -184,11 +180,14 @@ def evaluate_partition(
     failure: tuple[str, str] | None = None
     result: pa.Table | None = None
     try:
+        # the same batch engine as the local corpus mode (an unexpected exception is
+        # InternalError, raised as is: never an input error)
         result = evaluate_support_tables(tables[0], tables[1], tables[2], tables[3], limits=limits)
+    except InternalError:
+        raise
     except CitelensError as exc:
         failure = (str(exc.args[0]), exc.category)
-    except Exception:
-        failure = _EVALUATION_FAILED
-    if failure is not None or result is None:
-        raise _fail(*(failure or _EVALUATION_FAILED))
+    if failure is not None:
+        raise _fail(*failure)
+    assert result is not None
     yield from result.to_batches()
