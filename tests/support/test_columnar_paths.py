@@ -8,9 +8,13 @@ the error) with the row path forced on.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +22,7 @@ from hypothesis import strategies as st
 import citelens
 from citelens.io import table_rows
 from citelens.support import _api as support_module
+from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
 
 IDS = st.sampled_from(["a", "b", " a ", "c\u00a0", "1", "\u00e9t\u00e9", "", "x\ty", "e1", "e2"])
 OFFSETS = st.one_of(st.none(), st.integers(-2, 12))
@@ -124,6 +129,43 @@ def outcome(*args: Any) -> str:
         return f"error {exc.category}: {exc}"
 
 
+def reference_outcome(monkeypatch: pytest.MonkeyPatch, *args: Any) -> str:
+    """The reference outcome for file inputs: each file is read as its rows (CSV cells typed
+    as the contract types them) and the per-record rules decide."""
+    classify = support_module._classify
+
+    def as_rows(value: Any, name: str, limit: int) -> tuple[str, Any]:
+        kind, payload = classify(value, name, limit)
+        if kind == "table":
+            rows = table_rows(payload)
+            if support_module._io.data_file_suffix(value) == ".csv":
+                rows = [_typed_csv_row(row) for row in rows]
+            return "rows", rows
+        return kind, payload
+
+    with monkeypatch.context() as patch:
+        patch.setattr(support_module, "_classify", as_rows)
+        patch.setattr(support_module, "_engine_input", lambda *a: None)
+        return outcome(*args)
+
+
+_CSV_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def _typed_csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The contract's CSV typing of one row, written out for the reference (§4.2)."""
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if name in CSV_INTEGER_COLUMNS and _CSV_INT.fullmatch(value):
+            number = int(value)
+            out[name] = number if -(2**63) <= number < 2**63 else value
+        elif name in CSV_BOOLEAN_COLUMNS and value.lower() in ("true", "false"):
+            out[name] = value.lower() == "true"
+        else:
+            out[name] = value
+    return out
+
+
 def row_path_outcome(monkeypatch: pytest.MonkeyPatch, *args: Any) -> str:
     """The outcome of the per-record rules (the reference): tables are read as their rows and
     no collection reaches the columnar engine."""
@@ -186,6 +228,77 @@ def test_tables_fast_path_equals_row_path(
 
     args = (as_table(claims), as_table(evidence), None, as_table(adjudications))
     assert outcome(*args) == row_path_outcome(monkeypatch, *args)
+
+
+FORMS = ("polars", "parquet", "jsonl", "csv")
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    form=st.sampled_from(FORMS),
+    claims=claim_records(),
+    evidence=evidence_records(),
+    adjudications=adjudication_records(),
+)
+def test_file_and_frame_forms_equal_row_path(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    form: str,
+    claims: list[dict[str, Any]],
+    evidence: list[dict[str, Any]],
+    adjudications: list[dict[str, Any]],
+) -> None:
+    # The same defective records as a Polars frame, a Parquet, JSONL or CSV file: the engine's
+    # outcome (report or first error) equals the reference record rules on the same rows.
+    folder = tmp_path_factory.mktemp("forms")
+
+    def as_form(name: str, rows: list[dict[str, Any]]) -> Any:
+        if not rows:
+            return rows
+        if form == "jsonl":
+            path = folder / f"{name}.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            return path
+        try:
+            table = pa.Table.from_struct_array(pa.array(rows))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return rows
+        if form == "polars":
+            return pl.from_arrow(table)
+        if form == "parquet":
+            path = folder / f"{name}.parquet"
+            pq.write_table(table, path)
+            return path
+        flat = [f for f in table.schema if not pa.types.is_nested(f.type)]
+        if len(flat) != len(table.schema):
+            return rows  # CSV cannot carry lists or nested records
+        path = folder / f"{name}.csv"
+        csv_rows = [
+            {
+                k: ("" if v is None else str(v).lower() if isinstance(v, bool) else str(v))
+                for k, v in row.items()
+            }
+            for row in table.to_pylist()
+        ]
+        header = table.schema.names
+        lines = [",".join(header)] + [
+            ",".join('"' + r[h].replace('"', '""') + '"' if r[h] != "" else "" for h in header)
+            for r in csv_rows
+        ]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    args = (
+        as_form("claims", claims),
+        as_form("evidence", evidence),
+        None,
+        as_form("adjudications", adjudications),
+    )
+    assert outcome(*args) == reference_outcome(monkeypatch, *args)
 
 
 def test_common_shapes_take_the_columnar_path(monkeypatch: pytest.MonkeyPatch) -> None:

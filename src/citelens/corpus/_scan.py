@@ -20,6 +20,7 @@ from citelens.io import (
     integer_cells,
     jsonl_table,
 )
+from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
 
 DOC = "_d"
 _SUFFIXES = {
@@ -33,19 +34,8 @@ _SUFFIXES = {
 }
 # Columns the support contract types (§4.2): checked up front so that a malformed corpus
 # fails with the role and column named, before any document is evaluated.
-_INTEGER_COLUMNS = (
-    "start",
-    "end",
-    "source_start",
-    "source_end",
-    "span_start",
-    "span_end",
-    "source_length",
-    "document_length",
-    "text_length",
-    "length",
-)
-_BOOLEAN_COLUMNS = ("supports", "supported", "supports_claim", "contradicts", "contradicts_claim")
+_INTEGER_COLUMNS = CSV_INTEGER_COLUMNS
+_BOOLEAN_COLUMNS = CSV_BOOLEAN_COLUMNS
 _DEFAULT_BATCH_DOCUMENTS = 20_000
 
 # What the engines raise while reading a malformed, missing or mismatched input (checked per

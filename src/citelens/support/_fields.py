@@ -29,9 +29,11 @@ from citelens.support._cells import (
     constant,
     first_value,
 )
-from citelens.support._rules import LABEL_SPELLINGS
+from citelens.support._rules import FLAG_KEYS, LABEL_KEYS, LABEL_SPELLINGS
 
 __all__ = [
+    "CSV_BOOLEAN_COLUMNS",
+    "CSV_INTEGER_COLUMNS",
     "FLAG_KEYS",
     "LABEL_KEYS",
     "LENGTH_ALIASES",
@@ -287,6 +289,9 @@ def span_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, pl.Series, lis
 # -- lengths --------------------------------------------------------------------------------
 
 LENGTH_ALIASES: Final = ("source_length", "document_length", "text_length", "length")
+# The CSV columns the contract types (§4.2): offsets and lengths as int64, flags as booleans.
+CSV_INTEGER_COLUMNS: Final = (*SPAN_START, *SPAN_END, *LENGTH_ALIASES)
+CSV_BOOLEAN_COLUMNS: Final = tuple(key for key, _ in FLAG_KEYS)
 TEXT_ALIASES: Final = ("source_text", "document_text")
 
 
@@ -358,25 +363,6 @@ def _map_distinct_raw(raw: pl.Series, rows: pl.Series) -> pl.Series:
     out = constant(None, len(raw), pl.String)
     values = [str(drop_nulls(v)) for v in raw.gather(index).to_list()]
     return out.scatter(index, pl.Series(values, dtype=pl.String)) if len(index) else out
-
-
-LABEL_KEYS: Final = (
-    "label",
-    "adjudication",
-    "adjudication_label",
-    "judgment",
-    "clinician_label",
-    "support_label",
-    "verdict",
-    "relation",
-)
-FLAG_KEYS: Final = (
-    ("supports", "supports"),
-    ("supported", "supports"),
-    ("supports_claim", "supports"),
-    ("contradicts", "contradicts"),
-    ("contradicts_claim", "contradicts"),
-)
 
 
 def _normal_label(cell: Cell) -> tuple[pl.Series, pl.Series, pl.Series]:

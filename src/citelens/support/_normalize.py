@@ -30,6 +30,8 @@ from citelens.support._cells import (
     row_index,
 )
 from citelens.support._fields import (
+    CSV_BOOLEAN_COLUMNS,
+    CSV_INTEGER_COLUMNS,
     Check,
     Problem,
     claim_type_rule,
@@ -570,20 +572,6 @@ def adjudication_stage(
 
 # -- CSV cells (§4.2): typed where a cell parses, text where it does not ----------------------
 
-_CSV_INTEGER: Final = (
-    "start",
-    "end",
-    "source_start",
-    "source_end",
-    "span_start",
-    "span_end",
-    "source_length",
-    "document_length",
-    "text_length",
-    "length",
-)
-_CSV_FLAGS: Final = ("supports", "supported", "supports_claim", "contradicts", "contradicts_claim")
-
 
 def csv_cells(frame: pl.DataFrame) -> dict[str, Cell]:
     """The typed CSV columns as cells: an offset or length cell that is a base-10 int64 is an
@@ -594,7 +582,7 @@ def csv_cells(frame: pl.DataFrame) -> dict[str, Cell]:
         series = frame[name]
         if series.dtype != pl.String:
             continue
-        if name in _CSV_INTEGER:
+        if name in CSV_INTEGER_COLUMNS:
             parsed = series.str.to_integer(strict=False).cast(pl.Int64, strict=False)
             ok = series.str.contains(r"^[+-]?[0-9]+$").fill_null(False) & parsed.is_not_null()
             text = cell_of(series)
@@ -605,7 +593,7 @@ def csv_cells(frame: pl.DataFrame) -> dict[str, Cell]:
                 text.u,
                 text.f,
             )
-        elif name in _CSV_FLAGS:
+        elif name in CSV_BOOLEAN_COLUMNS:
             lowered = series.str.to_lowercase()
             ok = lowered.is_in(["true", "false"]).fill_null(False)
             text = cell_of(series)
