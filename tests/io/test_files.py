@@ -70,3 +70,13 @@ def test_table_objects_and_failing_caller_streams() -> None:
     with pytest.raises(ReadFailure) as info:
         read_table_object(Stream())
     assert info.value.__cause__ is None and info.value.__context__ is None
+
+
+def test_jsonl_list_with_leading_null_is_read_exactly(tmp_path: pathlib.Path) -> None:
+    # Arrow's JSON reader builds an invalid list array for [null, 0]; the reader must not
+    # hand it on (Polars then fails), but decode the line: the span is [None, 0] exactly.
+    path = tmp_path / "claims.jsonl"
+    path.write_text('{"claim_id": "c0", "span": [null, 0]}\n', encoding="utf-8")
+    content = read_data_file(path)
+    rows = content.to_pylist() if isinstance(content, pa.Table) else content
+    assert rows == [{"claim_id": "c0", "span": [None, 0]}]

@@ -62,6 +62,9 @@ def _arrow_table(text: str) -> pa.Table | None:
     table: pa.Table | None = None
     try:
         table = pa_json.read_json(io.BytesIO(text.encode("utf-8")))
+        # Arrow's JSON reader can build an invalid list array (a list whose first item is
+        # null): such a table is not Arrow's exact reading, so the values are decoded instead
+        table.validate(full=True)
     except pa.ArrowException:  # not one Arrow type per column: decode the values instead
         failed = True
     if failed or table is None or any(_inexact(field.type) for field in table.schema):

@@ -102,7 +102,9 @@ def python_records_table(items: list[Any]) -> pa.Table | None:
                 return None
         try:
             columns[key] = pa.array(values)
-        except Exception:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError):
+            # values of several Python types under one key, an integer beyond 64 bits or a
+            # text with a lone surrogate are not one typed column: the record rules read them
             return None
     return pa.table(columns)
 
@@ -112,6 +114,8 @@ def _plain_values_list(values: list[Any]) -> bool:
         types = set(map(type, values))
         if not types <= _PLAIN_TYPES:
             return False
+        if int in types and float in types:
+            return False  # Arrow would make the integers floats, which the rules reject
         nested: list[Any] = []
         if list in types:
             nested.extend(itertools.chain.from_iterable(v for v in values if type(v) is list))
