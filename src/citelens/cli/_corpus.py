@@ -50,9 +50,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     support.add_argument(
         "--batch-documents",
         type=int,
-        default=20_000,
+        default=5_000,
         metavar="N",
-        help="documents per vectorised batch (bounds memory; default 20000)",
+        help="documents per vectorised batch (bounds memory; default 5000)",
     )
     support.add_argument(
         "--edges", action="store_true", help="also write edges.parquet (identifiers pseudonymised)"
