@@ -22,17 +22,16 @@ from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
 from citelens.limits import Limits
 from citelens.support._adapter import empty_frame, python_records_table
-from citelens.support._cells import Cell, constant
+from citelens.support._cells import Cell, constant, csv_cells
 from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
-from citelens.support._fields import PROBLEMS
+from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS, PROBLEMS
 from citelens.support._kernel import DOC, REASON_CODES, KernelResult, run_kernel
 from citelens.support._normalize import (
     ROW,
     adjudication_stage,
     citation_stage,
     claim_stage,
-    csv_cells,
     evidence_stage,
 )
 from citelens.support._records import (
@@ -199,7 +198,9 @@ def _engine_input(kind: str, payload: Any, csv: bool) -> _Engine | None:
         return None
     frame = pl.from_arrow(table)
     assert isinstance(frame, pl.DataFrame)
-    return _Engine(frame, csv_cells(frame) if csv else None)
+    return _Engine(
+        frame, csv_cells(frame, CSV_INTEGER_COLUMNS, CSV_BOOLEAN_COLUMNS) if csv else None
+    )
 
 
 def _zero(frame: pl.DataFrame) -> pl.Series:

@@ -9,12 +9,13 @@ Python type of the value — are whole-column expressions over ``kind`` and the 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Final
 
 import polars as pl
 
-from citelens.io import drop_nulls
+from citelens.io import boolean_cells, drop_nulls, integer_cells
 
 __all__ = [
     "ABSENT",
@@ -30,9 +31,9 @@ __all__ = [
     "absent_cell",
     "cell_of",
     "constant",
+    "csv_cells",
     "first_value",
     "row_index",
-    "select_rows",
 ]
 
 ABSENT: Final = 0
@@ -46,7 +47,6 @@ STRUCT: Final = 7
 OTHER: Final = 8
 
 _INT64_MAX: Final = 2**63 - 1
-_NUMERIC = (INT, BIG, BOOL, FLOAT)
 
 
 @dataclass(frozen=True)
@@ -260,13 +260,35 @@ def _merge_raw(
     return None  # nested values of two different Arrow types: the caller checks ``raw``
 
 
-def select_rows(cell: Cell, rows: pl.Series) -> Cell:
-    """The cell restricted to ``rows`` (a UInt32 index series)."""
-    return Cell(
-        kind=cell.kind.gather(rows),
-        s=cell.s.gather(rows),
-        i=cell.i.gather(rows),
-        u=cell.u.gather(rows),
-        f=cell.f.gather(rows),
-        raw=None if cell.raw is None else cell.raw.gather(rows),
-    )
+def csv_cells(
+    frame: pl.DataFrame, integer_columns: Collection[str], boolean_columns: Collection[str]
+) -> dict[str, Cell]:
+    """The typed columns of an all-text CSV frame as cells (§4.2), by the one CSV cell rule of
+    :mod:`citelens.io`: a cell that parses is an integer (or a boolean), any other cell stays
+    text, which the record rules then reject where they read it."""
+    out: dict[str, Cell] = {}
+    for name in frame.columns:
+        if frame.schema[name] != pl.String:
+            continue
+        text = cell_of(frame[name])
+        if name in integer_columns:
+            parsed = frame.select(integer_cells(pl.col(name), plus_sign=True)).to_series()
+            ok = parsed.is_not_null()
+            out[name] = Cell(
+                _select(ok, constant(INT, len(ok), pl.UInt8), text.kind),
+                text.s,
+                parsed,
+                text.u,
+                text.f,
+            )
+        elif name in boolean_columns:
+            flag = frame.select(boolean_cells(pl.col(name))).to_series()
+            ok = flag.is_not_null()
+            out[name] = Cell(
+                _select(ok, constant(BOOL, len(ok), pl.UInt8), text.kind),
+                _select(ok, constant(None, len(ok), pl.String), text.s),
+                flag.cast(pl.Int64),
+                text.u,
+                text.f,
+            )
+    return out

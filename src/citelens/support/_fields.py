@@ -187,7 +187,8 @@ SPAN_START: Final = ("start", "source_start", "span_start")
 SPAN_END: Final = ("end", "source_end", "span_end")
 
 
-def _group(cells: dict[str, Cell], aliases: Sequence[str], n: int) -> tuple[Cell, pl.Series]:
+def group(cells: dict[str, Cell], aliases: Sequence[str], n: int) -> tuple[Cell, pl.Series]:
+    """The first-value rule over the alias columns present: the value and conflict rows."""
     present = [cells[a] for a in aliases if a in cells]
     if not present:
         return _absent(n), constant(False, n, pl.Boolean)
@@ -210,8 +211,8 @@ def _nested_offsets(cell: Cell, n: int) -> tuple[Cell, Cell, list[Check]]:
         fields = {f.name: cell_of(raw.struct.field(f.name)) for f in raw.dtype.fields}
         # a null struct row has no nested offsets
         mask = cell.kind == STRUCT
-        start, start_conflict = _group(fields, NESTED_START, n)
-        end, end_conflict = _group(fields, NESTED_END, n)
+        start, start_conflict = group(fields, NESTED_START, n)
+        end, end_conflict = group(fields, NESTED_END, n)
         start = _masked(start, mask)
         end = _masked(end, mask)
         checks += [
@@ -271,8 +272,8 @@ def span_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, pl.Series, lis
             take = (chosen == position).fill_null(False)
             checks += [(take & mask, code) for mask, code in cell_checks]
         nested_start, nested_end = _choose(starts, chosen), _choose(ends, chosen)
-    start, start_conflict = _group(cells, SPAN_START, n)
-    end, end_conflict = _group(cells, SPAN_END, n)
+    start, start_conflict = group(cells, SPAN_START, n)
+    end, end_conflict = group(cells, SPAN_END, n)
     checks += [(start_conflict, Problem.CONFLICT), (end_conflict, Problem.CONFLICT)]
     from_nested: list[Cell] = []
     for top, nested in ((start, nested_start), (end, nested_end)):
@@ -297,8 +298,8 @@ TEXT_ALIASES: Final = ("source_text", "document_text")
 
 def length_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:
     """Explicit length aliases (non-bool int64), else the length of a text alias."""
-    length, conflict = _group(cells, LENGTH_ALIASES, n)
-    text, text_conflict = _group(cells, TEXT_ALIASES, n)
+    length, conflict = group(cells, LENGTH_ALIASES, n)
+    text, text_conflict = group(cells, TEXT_ALIASES, n)
     absent = ~length.present
     checks: list[Check] = [
         (conflict, Problem.CONFLICT),
@@ -418,8 +419,3 @@ def label_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:
     checks.append((conflict, Problem.LABEL_CONFLICT))
     label = _where(first.is_null() & flags_present, pl.lit("irrelevant"), first)
     return label, checks
-
-
-def group(cells: dict[str, Cell], aliases: Sequence[str], n: int) -> tuple[Cell, pl.Series]:
-    """The first-value rule over the alias columns present: the value and conflict rows."""
-    return _group(cells, aliases, n)

@@ -18,7 +18,6 @@ import polars as pl
 
 from citelens.support._cells import (
     BIG,
-    BOOL,
     INT,
     LIST,
     STR,
@@ -30,8 +29,6 @@ from citelens.support._cells import (
     row_index,
 )
 from citelens.support._fields import (
-    CSV_BOOLEAN_COLUMNS,
-    CSV_INTEGER_COLUMNS,
     Check,
     Problem,
     claim_type_rule,
@@ -58,7 +55,6 @@ from citelens.support._records import (
 
 __all__ = [
     "DOC",
-    "PROBLEM",
     "ROW",
     "AdjudicationStage",
     "ClaimStage",
@@ -68,13 +64,11 @@ __all__ = [
     "adjudication_stage",
     "citation_stage",
     "claim_stage",
-    "csv_cells",
     "evidence_stage",
 ]
 
 DOC: Final = "_d"
 ROW: Final = "_row"
-PROBLEM: Final = "_problem"
 
 
 Typed = Mapping[str, Cell]
@@ -202,9 +196,6 @@ def _prefer(first: Cell, second: Cell) -> Cell:
         _where(take, second.u, first.u),
         _where(take, second.f, first.f),
     )
-
-
-_EDGE_COLUMNS: Final = ("claim_id", "evidence_id", "start", "end", "source_id")
 
 
 def _edge_frame(columns: dict[str, pl.Series], doc: pl.Series, row: pl.Series) -> pl.DataFrame:
@@ -568,40 +559,3 @@ def adjudication_stage(
         }
     )
     return AdjudicationStage(adjudications, first_problem(checks, n))
-
-
-# -- CSV cells (§4.2): typed where a cell parses, text where it does not ----------------------
-
-
-def csv_cells(frame: pl.DataFrame) -> dict[str, Cell]:
-    """The typed CSV columns as cells: an offset or length cell that is a base-10 int64 is an
-    integer, a flag cell ``true``/``false`` (any case) a boolean; any other cell stays text,
-    which the record rules then reject where they read it."""
-    out: dict[str, Cell] = {}
-    for name in frame.columns:
-        series = frame[name]
-        if series.dtype != pl.String:
-            continue
-        if name in CSV_INTEGER_COLUMNS:
-            parsed = series.str.to_integer(strict=False).cast(pl.Int64, strict=False)
-            ok = series.str.contains(r"^[+-]?[0-9]+$").fill_null(False) & parsed.is_not_null()
-            text = cell_of(series)
-            out[name] = Cell(
-                _where(ok, pl.lit(INT, pl.UInt8), text.kind),
-                _where(ok, parsed.cast(pl.String), series),
-                _where(ok, parsed, pl.lit(None, pl.Int64)),
-                text.u,
-                text.f,
-            )
-        elif name in CSV_BOOLEAN_COLUMNS:
-            lowered = series.str.to_lowercase()
-            ok = lowered.is_in(["true", "false"]).fill_null(False)
-            text = cell_of(series)
-            out[name] = Cell(
-                _where(ok, pl.lit(BOOL, pl.UInt8), text.kind),
-                _where(ok, pl.lit(None, pl.String), series),
-                _where(ok, (lowered == "true").cast(pl.Int64), pl.lit(None, pl.Int64)),
-                text.u,
-                text.f,
-            )
-    return out
