@@ -14,6 +14,7 @@ from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
     _batch_frames,
     _batches,
+    _check_ref_column,
     _fail,
     _is_csv,
     _lazy,
@@ -57,23 +58,6 @@ _SUMMARY_REASON_CODES = tuple(
     for f in SUMMARY_DOCUMENTS_SCHEMA
     if f.name.startswith("failure_reasons.")
 )
-
-
-def _check_ref_column(frame: pl.LazyFrame, role: str) -> pl.LazyFrame:
-    """``document_ref`` present, text, cast to String (no support-contract column typing)."""
-    failed = False
-    schema: pl.Schema | None = None
-    try:
-        schema = frame.collect_schema()
-    except Exception:  # the reader failed on the caller's file or table (its fixed error)
-        failed = True
-    if failed or schema is None:
-        raise _fail(f"{role} input could not be read", "input")
-    if "document_ref" not in schema:
-        raise _fail(f"{role} input requires a document_ref column", "input")
-    if schema["document_ref"] not in (pl.String, pl.Categorical):
-        raise _fail(f"{role} column document_ref must be text", "input")
-    return frame.with_columns(pl.col("document_ref").cast(pl.String))
 
 
 class _SummaryCorpusResult(CorpusResult):

@@ -88,11 +88,12 @@ def _arrow_schema(frame: Any, role: str) -> pa.Schema:
     """The Arrow schema the partition function will see for this DataFrame."""
     failed = False
     schema: pa.Schema | None = None
-    try:
-        from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.errors import PySparkException  # optional dependency: imported on use
+    from pyspark.sql.pandas.types import to_arrow_schema
 
+    try:
         schema = to_arrow_schema(frame.schema)
-    except Exception:
+    except (PySparkException, TypeError, ValueError):  # a schema Arrow cannot represent
         failed = True
     if failed or not isinstance(schema, pa.Schema):
         raise _fail(f"{role} input could not be read", "input")

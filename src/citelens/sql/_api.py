@@ -215,7 +215,7 @@ def open_views(
             con.execute(block.sql)
     except (duckdb.BinderException, duckdb.CatalogException, duckdb.ConversionException):
         category = "input"
-    except Exception:
+    except duckdb.Error:  # DuckDB could not read the output files; anything else is a bug
         category = "io"
     if category:
         con.close()
@@ -269,7 +269,7 @@ def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
         outcome = "invalid"
     except (duckdb.IOException, duckdb.InvalidInputException, duckdb.PermissionException):
         outcome = "io"
-    except Exception:
+    except duckdb.Error:  # the query failed while running (a DuckDB error, not a bug of ours)
         outcome = "failed"
     if outcome == "invalid":
         raise CorpusError(_QUERY_INVALID, "input")
@@ -350,7 +350,8 @@ def render(table: pa.Table, format: str) -> str | bytes:
             out = _parquet(table)
     except CorpusError:
         raise
-    except Exception:
+    except (pa.ArrowException, ValueError, OverflowError):
+        # result values Arrow or JSON cannot represent (non-finite floats, dates out of range)
         failed = True
     if failed:
         raise CorpusError(_RESULT_VALUES, "input")

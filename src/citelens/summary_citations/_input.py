@@ -69,7 +69,7 @@ def table_rows(table: pa.Table, source: str) -> list[Any]:
     ok = True
     try:
         rows = [drop_nulls(row) for row in table.to_pylist(maps_as_pydicts="lossy")]
-    except Exception:  # third-party conversion of input data (contract: table not readable)
+    except (pa.ArrowException, ValueError, OverflowError):  # Arrow cannot convert the data
         ok = False
     if not ok:
         raise InputProblem(source)
