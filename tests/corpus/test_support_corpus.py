@@ -474,13 +474,13 @@ DEFECTS: list[tuple[str, dict[str, Any]]] = [
 def dirty_corpus(
     seed: int, fraction: float, documents: int = 40
 ) -> dict[str, list[dict[str, Any]]]:
-    """A random corpus where about ``fraction`` of the documents hold one planted defect."""
+    """A random corpus where ``fraction`` of the ``documents`` (rounded, at least one when the
+    fraction is not 0) hold one planted defect each."""
     rows = random_corpus(seed, documents)
     rng = random.Random(seed + 1)
-    refs = sorted({r["document_ref"] for role in rows.values() for r in role})
-    for ref in refs:
-        if rng.random() >= fraction:
-            continue
+    count = max(1, round(fraction * documents)) if fraction else 0
+    planted = rng.sample([f"sha256:{i:064x}" for i in range(documents)], count)
+    for ref in sorted(planted):
         role, record = rng.choice(DEFECTS)
         if role == "claims" and record.get("claim_id") == f"{CANARY}-c0":
             # the duplicate needs the original: plant both
@@ -502,13 +502,18 @@ def dirty_tables(rows: dict[str, list[dict[str, Any]]]) -> dict[str, pa.Table]:
 @pytest.mark.parametrize("fraction", [0.0, 0.01, 0.2])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_dirty_corpus_rows_equal_single_calls(seed: int, fraction: float) -> None:
-    rows = dirty_corpus(seed, fraction)
+    # 100 documents: 0, 1 and 20 planted defects
+    rows = dirty_corpus(seed, fraction, documents=100)
     tables = dirty_tables(rows)
     result = corpus.run_support_corpus(*tables.values(), batch_documents=1000)
     check_against_single(rows, result.documents)
     failed = [r for r in result.documents.to_pylist() if r["status"] == "error"]
     if fraction == 0.0:
         assert failed == []
+    else:
+        # every planted defect but the merely invalid span is an error (each equals its single
+        # call, checked above), so at least one document failed
+        assert failed
 
 
 def test_dirty_corpus_flags_each_planted_defect() -> None:
@@ -523,16 +528,25 @@ def test_dirty_corpus_flags_each_planted_defect() -> None:
     tables = dirty_tables(rows)
     result = corpus.run_support_corpus(*tables.values(), batch_documents=1000)
     check_against_single(rows, result.documents)
-    messages = {r["error_message"] for r in result.documents.to_pylist() if r["status"] == "error"}
-    # hand-listed: the message each planted defect must produce (the seventh defect, an
-    # evidence span that is merely invalid, is not an error)
-    assert {
+    errors = {
+        r["document_ref"]: r["error_message"]
+        for r in result.documents.to_pylist()
+        if r["status"] == "error"
+    }
+    # hand-listed: the message each planted defect must produce, document by document (the
+    # seventh defect, an evidence span that is merely invalid, is not an error)
+    expected = [
         "adjudication label is unsupported",
         "identifier is empty, bounded, and control-free",
+        "identifier is empty, bounded, and control-free",
         "citation requires claim and evidence identifiers",
+        "identifier is empty, bounded, and control-free",
         "duplicate claim identifiers",
+        None,
         "conflicting adjudication labels",
-    } <= messages
+    ]
+    assert [errors.get(ref) for ref in refs] == expected
+    assert len(errors) == 7
 
 
 def test_streamed_outputs_equal_the_in_memory_result(tmp_path: pathlib.Path) -> None:
