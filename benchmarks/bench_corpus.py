@@ -19,7 +19,8 @@ Scenarios (each in a fresh child process; peak RSS is that child's, imports incl
   table in memory before writing (``--in-memory`` to include it).
 
 The batch size is the library default (``--batch-documents`` to change it) and is the same
-for every size, as the issue's memory target requires.
+for every size, as the issue's memory target requires. Batches are evaluated two at a time,
+one per core, as the library does by default (``--workers 1``: one after another).
 
     python benchmarks/bench_corpus.py                       # 1M and 10M edges, median of 3
     python benchmarks/bench_corpus.py --sizes 1000000 --runs 5 --in-memory
@@ -126,9 +127,12 @@ def generate(edges: int) -> Path:
 
 def _corpus_setup(mode: str) -> Callable[[dict[str, Any], Sequence[str]], Callable[[], object]]:
     def setup(extra: dict[str, Any], argv: Sequence[str]) -> Callable[[], object]:
+        import citelens.corpus._support_mode as support_mode
         from citelens.corpus import run_support_corpus, write_support_corpus
 
-        edges, batch = int(argv[-2]), int(argv[-1])
+        edges, batch, workers = int(argv[-3]), int(argv[-2]), int(argv[-1])
+        if workers > 0:
+            support_mode.BATCH_WORKERS = workers
         root = generate(edges)
         out = Path(tempfile.mkdtemp(prefix="citelens-bench-"))
         atexit.register(shutil.rmtree, out, True)
@@ -179,7 +183,13 @@ def main() -> None:
         "--large-runs", type=int, default=None, help="runs at the largest size (default --runs)"
     )
     parser.add_argument(
-        "--batch-documents", type=int, default=0, help="0: the library default (20,000)"
+        "--batch-documents", type=int, default=0, help="0: the library default (5,000)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="batches evaluated at once (0: the library default, 2; 1: one after another)",
     )
     parser.add_argument("--no-edges", action="store_true", help="skip the edges=True scenario")
     parser.add_argument(
@@ -191,7 +201,11 @@ def main() -> None:
     modes += ["in-memory"] if args.in_memory else []
     sizes = sorted(args.sizes)
     batch = "library default" if args.batch_documents <= 0 else f"{args.batch_documents:,}"
-    print(f"load average at start: {os.getloadavg()} ({os.cpu_count()} cores); batch: {batch}")
+    workers = "library default" if args.workers <= 0 else str(args.workers)
+    print(
+        f"load average at start: {os.getloadavg()} ({os.cpu_count()} cores); batch: {batch}; "
+        f"workers: {workers}"
+    )
     results: dict[tuple[str, int], dict[str, Any]] = {}
     rows = []
     for size in sizes:
@@ -203,7 +217,7 @@ def main() -> None:
                 __file__,
                 mode,
                 runs=runs,
-                args=[str(size), str(args.batch_documents)],
+                args=[str(size), str(args.batch_documents), str(args.workers)],
                 timeout=args.timeout,
             )
             extra = result.get("extra", {})

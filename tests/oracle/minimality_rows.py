@@ -165,7 +165,7 @@ def _check(text: str, claims: list[Any], citations: list[Any], max_excess: int) 
         required[claim_id] = span
     cited = [parse_citation(record) for record in citations]
     seen: dict[tuple[str, str], tuple[int, int]] = {}
-    records = []
+    records: list[dict[str, Any]] = []
     for claim_id, citation_id, span in cited:
         if claim_id not in required:
             raise Fail("citation refers to an unknown atomic claim", "reference")

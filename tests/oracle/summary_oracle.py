@@ -3,7 +3,8 @@
 Plain Python sets and dicts, one record at a time, written from the contract text only: it
 shares nothing with the columnar kernel (``citelens.summary_citations._kernel``) or the
 metrics derivation (``_derive``). Citation items are extracted with the contract's own
-helpers (``_walk.claim_citations`` / ``source_refs``: §5–§7), so a differential test against
+helpers (``oracle.summary_walk.claim_citations`` / ``source_refs``: §5–§7, the former
+per-record path), so a differential test against
 this oracle checks registration, resolution, duplicates, aggregates and the verdict.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citelens.summary_citations._walk import claim_citations, source_refs
+from oracle.summary_walk import claim_citations, source_refs
 
 __all__ = ["oracle_metrics"]
 

@@ -17,7 +17,8 @@ from citelens.summary_citations import (
     assert_summary_citation_gate,
     build_summary_citation_report,
 )
-from citelens.summary_citations._walk import walk_claims, walk_evidence
+from citelens.summary_citations._node_rules import Rules, claim_stage
+from citelens.summary_citations._nodes import MODE_CLAIM, MODE_EVIDENCE, shred
 
 CANARY = "CANARY-priv-93ab"
 
@@ -94,5 +95,9 @@ def test_nothing_logged(caplog: pytest.LogCaptureFixture) -> None:
 
 def test_internal_reprs_redacted() -> None:
     claims, evidence = _inputs("repr")
-    assert CANARY not in repr(walk_claims(claims, 100))
-    assert CANARY not in repr(walk_evidence(evidence))
+    # The adapter's node tables and the rule stage carry values only as columns.
+    claim_nodes = shred(list(claims), range(len(claims)), MODE_CLAIM)
+    evidence_nodes = shred(list(evidence), range(len(evidence)), MODE_EVIDENCE)
+    assert CANARY not in repr(claim_nodes)
+    assert CANARY not in repr(evidence_nodes)
+    assert CANARY not in repr(claim_stage(Rules(claim_nodes), len(claims)))

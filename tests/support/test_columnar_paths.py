@@ -1,15 +1,14 @@
-"""The columnar fast path equals the exact row path: same report bytes, or the same error.
+"""The columnar engine equals the record-by-record oracle: same report bytes, or the same error.
 
-The engine evaluates plain-dict records and tables with whole-column expressions and keeps the
-per-record rules only for inputs outside that domain. These tests generate records across the
-alias, span, label and identifier rules (valid and defective) and compare the report JSON (or
-the error) with the row path forced on.
+The engine evaluates every input form (Python records through the thin adapter, tables as they
+are) with whole-column expressions. These tests generate records across the alias, span, label
+and identifier rules (valid and defective) and compare the report JSON (or the error) with the
+oracle ``tests/oracle/support_rows.py`` (the former per-record path, which left ``src/``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import polars as pl
@@ -20,9 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import citelens
-from citelens.io import table_rows
-from citelens.support import _api as support_module
-from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
+from oracle.support_rows import oracle_outcome
 
 IDS = st.sampled_from(["a", "b", " a ", "c\u00a0", "1", "\u00e9t\u00e9", "", "x\ty", "e1", "e2"])
 OFFSETS = st.one_of(st.none(), st.integers(-2, 12))
@@ -129,58 +126,22 @@ def outcome(*args: Any) -> str:
         return f"error {exc.category}: {exc}"
 
 
+def _oracle(*args: Any) -> str:
+    result = oracle_outcome(*args)
+    if result[0] == "ok":
+        return result[1]
+    return f"error {result[2]}: {result[1]}"
+
+
 def reference_outcome(monkeypatch: pytest.MonkeyPatch, *args: Any) -> str:
     """The reference outcome for file inputs: each file is read as its rows (CSV cells typed
-    as the contract types them) and the per-record rules decide."""
-    classify = support_module._classify
-
-    def as_rows(value: Any, name: str, limit: int) -> tuple[str, Any]:
-        kind, payload = classify(value, name, limit)
-        if kind == "table":
-            rows = table_rows(payload)
-            if support_module._io.data_file_suffix(value) == ".csv":
-                rows = [_typed_csv_row(row) for row in rows]
-            return "rows", rows
-        return kind, payload
-
-    with monkeypatch.context() as patch:
-        patch.setattr(support_module, "_classify", as_rows)
-        patch.setattr(support_module, "_engine_input", lambda *a: None)
-        return outcome(*args)
-
-
-_CSV_INT = re.compile(r"[+-]?[0-9]+")
-
-
-def _typed_csv_row(row: dict[str, Any]) -> dict[str, Any]:
-    """The contract's CSV typing of one row, written out for the reference (§4.2)."""
-    out: dict[str, Any] = {}
-    for name, value in row.items():
-        if name in CSV_INTEGER_COLUMNS and _CSV_INT.fullmatch(value):
-            number = int(value)
-            out[name] = number if -(2**63) <= number < 2**63 else value
-        elif name in CSV_BOOLEAN_COLUMNS and value.lower() in ("true", "false"):
-            out[name] = value.lower() == "true"
-        else:
-            out[name] = value
-    return out
+    as the contract types them) and the per-record rules of the oracle decide."""
+    return _oracle(*args)
 
 
 def row_path_outcome(monkeypatch: pytest.MonkeyPatch, *args: Any) -> str:
-    """The outcome of the per-record rules (the reference): tables are read as their rows and
-    no collection reaches the columnar engine."""
-    classify = support_module._classify
-
-    def as_rows(value: Any, name: str, limit: int) -> tuple[str, Any]:
-        kind, payload = classify(value, name, limit)
-        if kind == "table":
-            return "rows", table_rows(payload)
-        return kind, payload
-
-    with monkeypatch.context() as patch:
-        patch.setattr(support_module, "_classify", as_rows)
-        patch.setattr(support_module, "_engine_input", lambda *a: None)
-        return outcome(*args)
+    """The outcome of the per-record rules (the oracle): tables are read as their rows."""
+    return _oracle(*args)
 
 
 @settings(
@@ -301,27 +262,27 @@ def test_file_and_frame_forms_equal_row_path(
     assert outcome(*args) == reference_outcome(monkeypatch, *args)
 
 
-def test_common_shapes_take_the_columnar_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Guard against a silent fallback: standard flat records and nested struct spans must be
-    # evaluated by the columnar functions, not the row path.
-    calls: list[str] = []
-    monkeypatch.setattr(
-        support_module, "claim_rows", lambda *a, **k: calls.append("claims") or pytest.fail()
-    )
-    monkeypatch.setattr(
-        support_module, "evidence_rows", lambda *a, **k: calls.append("evidence") or pytest.fail()
-    )
-    monkeypatch.setattr(
-        support_module,
-        "adjudication_rows",
-        lambda *a, **k: calls.append("adjudications") or pytest.fail(),
-    )
-    claims = [
-        {"claim_id": f"c{i}", "claim_span": {"start": i, "end": i + 2}, "citations": ["e1"]}
-        for i in range(5)
-    ]
-    evidence = [{"evidence_id": "e1", "span": [0, 4], "source_length": 9}]
-    adjudications = [{"claim_id": "c1", "evidence_id": "e1", "label": "Supported"}]
-    report = citelens.compute_citation_support_metrics(claims, evidence, None, adjudications)
-    assert report.citation_precision == 1.0
-    assert calls == []
+def test_the_record_path_is_gone() -> None:
+    # The per-record path left src/ (issue 9): it is only the oracle under tests/.
+    import importlib.util
+
+    assert importlib.util.find_spec("citelens.support._rows") is None
+    import citelens.support._api as api
+
+    for name in ("claim_rows", "evidence_rows", "citation_rows", "adjudication_rows"):
+        assert not hasattr(api, name)
+
+
+def test_oracle_cannot_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Breaking every function of the oracle module changes nothing the entry point returns:
+    # typed records, compact mappings and mixed-type records all go through the engine.
+    import oracle.support_rows as rows
+
+    claims = {"c1": [0, 4], "c2": ["e1", 7]}
+    evidence = [citelens.EvidenceSpan("e1", 0, 4), {"evidence_id": 7, "start": 1.0 + 1}]
+    before = outcome(claims, evidence)
+    for name in dir(rows):
+        if name.endswith("_rows") or name in ("revalidate", "oracle_outcome"):
+            monkeypatch.setattr(rows, name, lambda *a, **k: pytest.fail("oracle called"))
+    assert outcome(claims, evidence) == before
+    assert before == "error span: span offsets must be integers"

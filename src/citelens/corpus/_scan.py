@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
+from citelens.corpus._staging import staged_jsonl
 from citelens.errors import CorpusError
 from citelens.io import (
     ReadFailure,
@@ -108,16 +109,19 @@ def _csv(path: Path, role: str) -> pl.LazyFrame:
 
 
 def _jsonl(path: Path, role: str) -> pl.LazyFrame:
-    """A JSON Lines file read by :func:`citelens.io.jsonl_table` (typed from every line;
-    Polars' own reader infers from the first lines only). Values that no single Arrow type
-    holds exactly cannot form a corpus table."""
+    """A JSON Lines file staged block by block as Parquet and scanned lazily, typed from every
+    line as :func:`citelens.io.jsonl_table` types the whole file (Polars' own reader infers
+    from the first lines only). Values that no single Arrow type holds exactly cannot form a
+    corpus table. A schema Parquet cannot hold (records without fields) is read whole."""
     failed = False
-    frame: pl.DataFrame | pl.Series | None = None
+    frame: pl.LazyFrame | pl.DataFrame | pl.Series | None = None
     try:
-        frame = pl.from_arrow(jsonl_table(path))
+        frame = staged_jsonl(path)
+        if frame is None:
+            frame = pl.from_arrow(jsonl_table(path))
     except (ReadFailure, *_UNREADABLE):
         failed = True
-    if failed or not isinstance(frame, pl.DataFrame):
+    if failed or not isinstance(frame, pl.LazyFrame | pl.DataFrame):
         raise _fail(f"{role} input could not be read", "input")
     return frame.lazy()
 

@@ -15,6 +15,7 @@ from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
 from citelens._pseudonym import pseudonymise
 from citelens.corpus._outputs import OutputSet, _score, _write_outputs
+from citelens.corpus._pipeline import BATCH_WORKERS, ordered_map
 from citelens.corpus._scan import (
     DOC,
     _check_schema,
@@ -245,15 +246,20 @@ class _Batch:
 
 
 def _edge_table(edges: pl.DataFrame, refs: pl.DataFrame, raw_identifiers: bool) -> pa.Table:
-    frame = edges.join(refs, on=DOC, how="left").select(
-        "document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC]
-    )
+    """One batch of ``edges.parquet``, sorted by (document_ref, claim_id, evidence_id, start,
+    end, source_id). Document codes follow the ``document_ref`` order, so the sort uses the
+    integer code; the kernel already returns edges in that order by raw identifier, so only
+    pseudonymised identifiers are sorted again."""
+    frame = edges.select(EDGE_EXPORT_COLUMNS)
     if not raw_identifiers:
-        frame = pseudonymise(frame, ["claim_id", "evidence_id", "source_id"])
-    table = frame.sort(
-        ["document_ref", "claim_id", "evidence_id", "start", "end", "source_id"],
-        nulls_last=False,
-    ).to_arrow()
+        frame = pseudonymise(frame, ["claim_id", "evidence_id", "source_id"]).sort(
+            [DOC, "claim_id", "evidence_id", "start", "end", "source_id"], nulls_last=False
+        )
+    table = (
+        frame.join(refs.select(DOC, "document_ref"), on=DOC, how="left", maintain_order="left")
+        .select("document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC])
+        .to_arrow()
+    )
     return table.cast(EDGE_TABLE_SCHEMA)
 
 
@@ -291,7 +297,7 @@ def _support_batches(
         raise _fail("limits must be a Limits instance", "policy")
     if type(batch_documents) is not int or batch_documents < 1:
         raise _fail("batch_documents must be a positive integer", "policy")
-    limits = limits or Limits()
+    resolved = limits or Limits()
     values = dict(zip(ROLES, (claims, evidence, citations, adjudications)))
     lazy = {role: _lazy(value, role) for role, value in values.items()}
     frames = {
@@ -303,9 +309,8 @@ def _support_batches(
         raise _fail("claims input could not be read", "input")
     refs = _plan(frames)
     total = refs.height
-    done = 0
-    for first in range(0, total, batch_documents):
-        batch = refs.slice(first, batch_documents)
+
+    def evaluate(batch: pl.DataFrame) -> _Batch:
         # Batches are contiguous in document_ref order, so a range predicate selects exactly
         # the batch and lets Parquet readers skip row groups by their min/max statistics.
         low, high = batch["document_ref"][0], batch["document_ref"][-1]
@@ -320,15 +325,20 @@ def _support_batches(
             else:
                 tables[role] = pl.DataFrame(schema={DOC: pl.UInt32})
         rows, errors, batch_edges = evaluate_support_frames(
-            tables, batch[DOC].to_numpy(), limits, keep_edges=edges
+            tables, batch[DOC].to_numpy(), resolved, keep_edges=edges
         )
         documents = _documents_table(batch, rows, errors)
         edge_table = None
         if edges:
             edge_frame = batch_edges if batch_edges is not None else _EMPTY_EDGES
             edge_table = _edge_table(edge_frame, batch, raw_identifiers)
-        yield _Batch(documents, edge_table)
-        done += batch.height
+        return _Batch(documents, edge_table)
+
+    batches = (refs.slice(first, batch_documents) for first in range(0, total, batch_documents))
+    done = 0
+    for result in ordered_map(evaluate, batches, BATCH_WORKERS):
+        yield result
+        done += result.documents.num_rows
         if progress:
             progress(done, total)
 

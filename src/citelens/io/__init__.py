@@ -1,7 +1,8 @@
 """Readers of collection inputs: table objects and data files (conventions §3).
 
 Every file and table reader of citelens lives here, each written once: Parquet and Arrow IPC,
-JSON Lines (:func:`read_jsonl`, :func:`jsonl_table`), CSV reading and typing
+JSON Lines (:func:`read_jsonl`, :func:`jsonl_table`, and block by block into staged Parquet
+files: :func:`stage_jsonl`), CSV reading and typing
 (:func:`read_csv`, :func:`type_csv_columns` over the cell rules :func:`integer_cells` and
 :func:`boolean_cells`), and JSON decoding (:func:`decode_utf8`, :func:`loads_json`).
 Capabilities import from this package.
@@ -22,12 +23,20 @@ from citelens.io._files import (
     read_table_object,
 )
 from citelens.io._json import decode_utf8, loads_json, reject_constant
-from citelens.io._jsonl import jsonl_table, jsonl_values, read_jsonl
+from citelens.io._jsonl import jsonl_records, jsonl_table, jsonl_values, read_jsonl
+from citelens.io._jsonl_blocks import (
+    DEFAULT_BLOCK_BYTES,
+    StagedJsonl,
+    jsonl_blocks,
+    stage_jsonl,
+)
 from citelens.io._values import ReadFailure, drop_nulls, table_rows
 
 __all__ = [
     "DATA_SUFFIXES",
+    "DEFAULT_BLOCK_BYTES",
     "ReadFailure",
+    "StagedJsonl",
     "boolean_cells",
     "csv_header",
     "data_file_suffix",
@@ -35,6 +44,8 @@ __all__ = [
     "drop_nulls",
     "integer_cells",
     "is_table_object",
+    "jsonl_blocks",
+    "jsonl_records",
     "jsonl_table",
     "jsonl_values",
     "loads_json",
@@ -43,6 +54,7 @@ __all__ = [
     "read_jsonl",
     "read_table_object",
     "reject_constant",
+    "stage_jsonl",
     "table_rows",
     "type_csv_columns",
 ]

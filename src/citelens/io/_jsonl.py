@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,18 @@ import pyarrow.json as pa_json
 from citelens.io._json import decode_utf8, loads_json
 from citelens.io._values import ReadFailure, drop_nulls
 
-__all__ = ["jsonl_table", "jsonl_values", "read_jsonl"]
+__all__ = ["jsonl_records", "jsonl_table", "jsonl_values", "read_jsonl"]
 
 # What Python's json module and the readers of the input raise on malformed input.
 _MALFORMED = (ValueError, RecursionError, pa.ArrowException)
+# What building one table of records raises when the values form none: lines that are not
+# objects (``TypeError``), an integer beyond int64 (``OverflowError``), a column mixing types.
+RECORDS_UNREADABLE = (OSError, TypeError, OverflowError, *_MALFORMED)
+# A newline followed by a blank line (spaces, tabs and ``\r`` only), and a blank first line.
+_BLANK_AFTER_NEWLINE = re.compile(r"\n(?=[ \t\r]*(?:\n|\Z))")
+_BLANK_START = re.compile(r"[ \t\r]*(?:\n|\Z)")
+# A newline followed by a line that is neither blank nor starts with an object.
+_NOT_AN_OBJECT = re.compile(r"\n[ \t\r]*[^{ \t\r\n]")
 
 
 def _inexact(data_type: pa.DataType) -> bool:
@@ -58,6 +67,10 @@ def jsonl_values(text: str) -> list[Any]:
 
 def _arrow_table(text: str) -> pa.Table | None:
     """Arrow's reading of the lines when it is exact, else ``None``."""
+    # Arrow reads records only, and its reader crashes the process on a file whose first
+    # line is ``null`` (pyarrow 26): a line that is not an object is left to the values.
+    if _NOT_AN_OBJECT.search("\n" + text):
+        return None
     failed = False
     table: pa.Table | None = None
     try:
@@ -69,7 +82,17 @@ def _arrow_table(text: str) -> pa.Table | None:
         failed = True
     if failed or table is None or any(_inexact(field.type) for field in table.schema):
         return None
+    # Arrow reads values, not lines: two objects on one line, or one object spread over
+    # lines, would be rows. Only a reading with one row per non-blank line is the file's.
+    if table.num_rows != _non_blank_lines(text):
+        return None
     return table
+
+
+def _non_blank_lines(text: str) -> int:
+    """How many lines of ``text`` (split on ``\\n``) are not blank."""
+    blank = len(_BLANK_AFTER_NEWLINE.findall(text)) + (1 if _BLANK_START.match(text) else 0)
+    return text.count("\n") + 1 - blank
 
 
 def read_jsonl(data: bytes) -> pa.Table | list[Any]:
@@ -82,24 +105,43 @@ def read_jsonl(data: bytes) -> pa.Table | list[Any]:
     return jsonl_values(text)
 
 
+def jsonl_records(text: str) -> pa.Table | pa.Array | None:
+    """The records of JSON Lines ``text``: Arrow's reading when it is exact, else the array
+    of the values of the lines typed by :func:`pyarrow.array` (one type per field, inferred
+    from every line); ``None`` when no line holds a value.
+
+    A struct array is a table's rows (see :func:`jsonl_table`); a null array means every line
+    is ``null``. Malformed text or values that no Arrow type holds raise one of
+    :data:`RECORDS_UNREADABLE`."""
+    table = _arrow_table(text)
+    if table is not None:
+        return table
+    values = jsonl_values(text)
+    if not values:
+        return None
+    return pa.array(values)
+
+
 def jsonl_table(path: object) -> pa.Table:
     """A JSON Lines file of records as one Arrow table, typed from every line (the corpus
     reader: Polars' own reader infers types from the first lines only).
 
     Values that no single Arrow type holds exactly (a column mixing identifiers and records,
-    a line that is not an object) cannot form a table: :class:`ReadFailure`, as for a file
-    that is missing or malformed. A file without records is a table without rows."""
+    a line that is not an object, an integer beyond int64) cannot form a table:
+    :class:`ReadFailure`, as for a file that is missing or malformed. A file without records
+    is a table without rows."""
     failed = False
     table: pa.Table | None = None
     try:
-        content = read_jsonl(Path(os.fspath(path)).read_bytes())  # type: ignore[call-overload]
-        if isinstance(content, pa.Table):
-            table = content
-        elif content:
-            table = pa.Table.from_struct_array(pa.array(content))
+        text = decode_utf8(Path(os.fspath(path)).read_bytes())  # type: ignore[call-overload]
+        records = jsonl_records(text)
+        if isinstance(records, pa.Table):
+            table = records
+        elif records is not None:
+            table = pa.Table.from_struct_array(records)
         else:
             table = pa.table({"document_ref": pa.array([], pa.string())})
-    except (OSError, TypeError, *_MALFORMED):
+    except RECORDS_UNREADABLE:
         failed = True
     if failed or table is None:
         raise ReadFailure()

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import repeat
+from operator import is_
 from typing import Any
 
 import numpy as np
@@ -34,8 +36,8 @@ from citelens.minimality._parse import (
     resolve_collection,
     table_records,
 )
+from citelens.minimality._records import MISSING, field_column
 from citelens.minimality._rules import PROBLEMS, error, identifier_mask
-from citelens.minimality._spans import MISSING, Stop, read_value
 from citelens.minimality._tables import is_text_type
 from citelens.minimality._types import CitationMinimalityReport, records_from_columns
 
@@ -174,11 +176,9 @@ def group_rows(
                     found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64
                 )
     else:
-        docs: list[int] = []
-        for row in records:
-            ref = _read(row, ("document_ref",))
-            docs.append(ref_index.get(ref, -1) if type(ref) is str else -1)
-        row_doc = np.array(docs, dtype=np.int64)
+        refs = field_column(records, "document_ref")
+        docs = [ref_index.get(ref, -1) if type(ref) is str else -1 for ref in refs]
+        row_doc = np.asarray(docs, dtype=np.int64)
     unknown = row_doc < 0
     order = np.argsort(row_doc, kind="stable")
     sorted_doc = row_doc[order]
@@ -194,24 +194,14 @@ def group_rows(
     return Rows(records, row_doc, np.unique(row_doc[over]))
 
 
-def _read(value: object, names: tuple[str, ...]) -> Any:
-    code = 0
-    try:
-        return read_value(value, names)
-    except Stop as stop:
-        code = stop.code
-    message, category = PROBLEMS[code]
-    raise error(message, category)
-
-
 def read_documents(documents: Any, max_documents: int) -> tuple[list[str], list[Any]]:
     """The document records in ascending ``document_ref`` order (§14 argument checks)."""
     records = resolve_collection(documents, "documents", max_documents)
     rows = table_records(records, "documents") if isinstance(records, pa.Table) else records
-    values = [_read(row, ("document_ref",)) for row in rows]
+    values = field_column(rows, "document_ref")
     # Per row, in order: missing, not an identifier (§4), seen before; the first row fails.
-    missing = np.fromiter((v is MISSING for v in values), dtype=bool, count=len(values))
-    valid = identifier_mask([v if v is not MISSING else None for v in values])
+    missing = np.fromiter(map(is_, values, repeat(None)), dtype=bool, count=len(values))
+    valid = identifier_mask(values)
     seen: set[str] = set()
     repeated = np.zeros(len(values), dtype=bool)
     for index, value in enumerate(values):

@@ -28,8 +28,8 @@ from citelens.minimality._batch import (
     group_rows,
     read_documents,
 )
+from citelens.minimality._records import MISSING, field_value
 from citelens.minimality._rules import error
-from citelens.minimality._spans import MISSING, read_field
 from citelens.minimality._types import CitationMinimalityReport
 
 __all__ = [
@@ -193,7 +193,7 @@ def _batch(
         for name in names:
             failure: CitationMinimalityError | None = None
             try:
-                values[name] = read_field(record, (name,))
+                values[name] = field_value(record, name)
             except CitationMinimalityError as exc:
                 failure = exc
             if failure is not None:

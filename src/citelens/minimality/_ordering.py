@@ -33,8 +33,7 @@ from citelens.io._files import (
     read_table_object,
 )
 from citelens.limits import Limits
-from citelens.minimality._rules import identifier_mask, offset_problems
-from citelens.minimality._spans import map_offsets
+from citelens.minimality._rules import identifier_mask, map_offsets, offset_problems
 from citelens.minimality._tables import is_text_type
 
 __all__ = [

@@ -1,9 +1,10 @@
 """Reading minimality collections (minimality.md §6 "Collections", conventions §3).
 
-A collection argument becomes either a list of records or a ``pyarrow.Table``; both then become
-the columns of :mod:`citelens.minimality._columns` — tables whole-column
-(:mod:`~._tables`), records through the record adapter (:mod:`~._records`). Which of the two
-reads a table depends on its schema only.
+A collection argument becomes either a list of records or a ``pyarrow.Table``; both become
+kind-tagged columns (:mod:`~._cells`) — tables column by column (:mod:`~._arrow_frame`),
+records through the thin record adapter (:mod:`~._records`), tables with nested values too —
+and the one set of field rules (:mod:`~._tables`) turns those into the columns of
+:mod:`~._columns`. Which adapter reads a table depends on its schema only.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from citelens.io._files import (
 )
 from citelens.io._files import drop_nulls as _drop_nulls
 from citelens.minimality._columns import CitationColumns, ClaimColumns
-from citelens.minimality._records import citations_from_records, claims_from_records
+from citelens.minimality._records import (
+    MISSING,
+    citations_from_records,
+    claims_from_records,
+    field_value,
+)
 from citelens.minimality._rules import error
-from citelens.minimality._spans import MISSING, read_field
 from citelens.minimality._tables import CSV_METADATA, citations_from_table, claims_from_table
 from citelens.minimality._types import ClaimCitation, MinimalityClaim
 
@@ -111,7 +116,7 @@ def resolve_collection(
     elif isinstance(value, os.PathLike):
         raise error(f"{label} file type is not supported", "input")
     if isinstance(value, Mapping):
-        inner = read_field(value, (label,))
+        inner = field_value(value, label)
         if inner is MISSING:
             return [value]
         # An unwrapped collection is read like any other (a mapping is iterated).

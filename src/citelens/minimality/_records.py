@@ -1,292 +1,188 @@
-"""The Python-record adapter: claim and citation records → columns (minimality.md §6).
+"""The thin adapter for Python records: records → kind-tagged columns (minimality.md §6).
 
-Walking a record records its checks in contract order (:class:`~._spans.Checks`); one
-evaluation over all records then gives each record's first failing check, and the value
-columns are built for the records without a problem. Typed records (:class:`MinimalityClaim`,
-:class:`ClaimCitation`) are walked like any other record.
+It evaluates no rule. Each record is converted once — a plain ``dict`` by its keys, another
+``Mapping`` by ``get``, any other object by ``getattr``, typed records by their fields, exactly
+the names the contract reads — and the values of every name become one cell column (mixed
+Python types carried as kind + value). Span values are flattened into span levels by
+:mod:`~._flatten`. The rules of :mod:`~._tables` then decide every check, for records and
+tables alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import is_not
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
+import numpy.typing as npt
 
+from citelens.minimality._cells import ABSENT, RAISED_VALUE, Frame, Group, Raised
 from citelens.minimality._columns import CitationColumns, ClaimColumns
-from citelens.minimality._rules import (
-    CODE_FIELDS,
-    CODE_NO_CITATION_CLAIM_ID,
-    CODE_NO_CLAIM_ID,
-    CODE_OFFSETS_REQUIRED,
-    derive_citation_ids,
+from citelens.minimality._flatten import LevelBuilder, group_from_lists, read_names
+from citelens.minimality._names import (
+    CITATION_ENDS,
+    CITATION_ID_NAMES,
+    CITATION_NAMES,
+    CITATION_SPAN_ALIASES,
+    CITATION_STARTS,
+    CLAIM_ENDS,
+    CLAIM_ID_NAMES,
+    CLAIM_NAMES,
+    CLAIM_SPAN_ALIASES,
+    CLAIM_STARTS,
 )
-from citelens.minimality._spans import MISSING, Checks, Stop, read_value, walk_span
+from citelens.minimality._rules import CODE_FIELDS, problem_error
+from citelens.minimality._tables import citations_from_frame, claims_from_frame
 from citelens.minimality._types import ClaimCitation, MinimalityClaim
 
 __all__ = [
-    "CITATION_ENDS",
-    "CITATION_ID_NAMES",
-    "CITATION_SPAN_ALIASES",
-    "CITATION_STARTS",
-    "CLAIM_ENDS",
-    "CLAIM_ID_NAMES",
-    "CLAIM_SPAN_ALIASES",
-    "CLAIM_STARTS",
+    "MISSING",
     "citations_from_records",
     "claims_from_records",
+    "field_column",
+    "field_value",
+    "frame_from_records",
 ]
 
-CLAIM_ID_NAMES = ("claim_id", "id")
-CLAIM_SPAN_ALIASES = (
-    "required_span",
-    "minimal_span",
-    "required_source_span",
-    "minimal_source_span",
-    "required_offset",
-    "minimal_offset",
-    "required_source_offset",
-    "minimal_source_offset",
-    "source_span",
-    "source_offset",
-    "source_offsets",
-)
-CLAIM_STARTS = (
-    "required_start",
-    "minimal_start",
-    "required_source_start",
-    "minimal_source_start",
-    "source_start",
-    "start",
-)
-CLAIM_ENDS = (
-    "required_end",
-    "minimal_end",
-    "required_source_end",
-    "minimal_source_end",
-    "source_end",
-    "end",
-)
-CITATION_ID_NAMES = ("citation_id", "evidence_id")
-CITATION_SPAN_ALIASES = (
-    "source_span",
-    "citation_span",
-    "citation_source_span",
-    "citation_offset",
-    "citation_source_offset",
-    "source_offset",
-    "source_offsets",
-    "offset",
-)
-CITATION_STARTS = ("citation_start", "source_start", "start")
-CITATION_ENDS = ("citation_end", "source_end", "end")
-# Names SPAN_FROM reads when a record itself falls through to it.
-FALLBACK_NAMES = ("start", "source_start", "end", "source_end", "source_offset",
-                  "source_offsets", "offset")  # fmt: skip
-CLAIM_NAMES = frozenset(
-    CLAIM_ID_NAMES + CLAIM_SPAN_ALIASES + CLAIM_STARTS + CLAIM_ENDS + FALLBACK_NAMES
-)
-CITATION_NAMES = frozenset(
-    CLAIM_ID_NAMES
-    + CITATION_ID_NAMES
-    + CITATION_SPAN_ALIASES
-    + CITATION_STARTS
-    + CITATION_ENDS
-    + FALLBACK_NAMES
-)
+
+class _Missing:
+    """Marker of an absent field."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
 
 
-class _Plan:
-    """Which alias names a plain dict of one key shape holds (cached per key shape)."""
-
-    __slots__ = ("aliases", "citation_ids", "ends", "ids", "starts")
-
-    def __init__(self, present: frozenset[str], claims: bool) -> None:
-        def hits(names: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(name for name in names if name in present)
-
-        self.ids = hits(CLAIM_ID_NAMES)
-        self.citation_ids = () if claims else hits(CITATION_ID_NAMES)
-        self.aliases = hits(CLAIM_SPAN_ALIASES if claims else CITATION_SPAN_ALIASES)
-        self.starts = hits(CLAIM_STARTS if claims else CITATION_STARTS)
-        self.ends = hits(CLAIM_ENDS if claims else CITATION_ENDS)
+MISSING: Any = _Missing()
 
 
-_PLANS: dict[tuple[bool, frozenset[str]], _Plan] = {}
+def field_value(value: object, name: str) -> Any:
+    """One field of a caller record (``get`` / ``getattr``; ``None`` is absent → MISSING);
+    a lookup that raises → ``citation record fields are invalid``."""
+    (item,) = read_names(value, (name,))
+    if isinstance(item, Raised):
+        raise problem_error(CODE_FIELDS)
+    return MISSING if item is None else item
 
 
-def _plan(record: dict[Any, Any], claims: bool) -> _Plan:
-    names = CLAIM_NAMES if claims else CITATION_NAMES
-    present: frozenset[str] = frozenset()
-    failed = False
-    try:
-        present = frozenset(key for key in record.keys() & names if record[key] is not None)
-    except Exception:  # a caller key whose __eq__/__hash__ raises: the fixed record error
-        failed = True
-    if failed:
-        raise Stop(CODE_FIELDS)
-    key = (claims, present)
-    plan = _PLANS.get(key)
-    if plan is None:
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        plan = _PLANS[key] = _Plan(present, claims)
-    return plan
+def field_column(records: Sequence[Any], name: str) -> list[Any]:
+    """One field of every record (``None`` where absent); a lookup that raises →
+    ``citation record fields are invalid``."""
+    if all(type(record) is dict for record in records):
+        values: list[Any] | None = None
+        try:
+            values = list(map(dict.get, records, repeat(name)))
+        except Exception:  # a caller key whose __eq__ / __hash__ raises: read per record
+            values = None
+        if values is not None:
+            return values
+    values = [read_names(record, (name,))[0] for record in records]
+    if any(isinstance(value, Raised) for value in values):
+        raise problem_error(CODE_FIELDS)
+    return values
 
 
-def _get(record: dict[Any, Any], hits: tuple[str, ...]) -> Any:
-    """READ restricted to the aliases known to be present (same result as the full READ)."""
-    if not hits:
-        return MISSING
-    if len(hits) == 1:
-        return record[hits[0]]
-    return read_value(record, hits)
-
-
-def _finish(checks: Checks, record: object, spans: list[int], start: Any, end: Any) -> int:
-    """§6 claim/citation steps 3–5: explicit pair, alias conflicts, the record itself as a span."""
-    if (start is MISSING) != (end is MISSING):
-        raise Stop(CODE_OFFSETS_REQUIRED)
-    if start is not MISSING:
-        spans.append(checks.span(start, end))
-    if not spans:
-        return walk_span(checks, record, 0)
-    for other in spans[1:]:
-        checks.same(spans[0], other)
-    return spans[0]
-
-
-def _spans_of(
-    checks: Checks, record: object, aliases: tuple[str, ...], starts: tuple[str, ...],
-    ends: tuple[str, ...],
-) -> int:  # fmt: skip
-    spans: list[int] = []
-    for name in aliases:
-        value = read_value(record, (name,))
-        if value is not MISSING:
-            spans.append(walk_span(checks, value, 0))
-    return _finish(checks, record, spans, read_value(record, starts), read_value(record, ends))
-
-
-def _walk_claim(checks: Checks, record: object) -> tuple[int, int]:
+def _snapshot(record: Any, names: frozenset[str], ordered: tuple[str, ...]) -> dict[str, Any]:
+    """The contract's names of one record, present values only (a raised lookup is kept as
+    :data:`RAISED_VALUE`)."""
+    if type(record) is dict:
+        try:
+            keys = record.keys() & names
+            return {key: record[key] for key in keys if record[key] is not None}
+        except Exception:  # a caller key whose __eq__ / __hash__ raises: recorded
+            return {ordered[0]: RAISED_VALUE}
     if isinstance(record, MinimalityClaim):
-        required = record.required_span
-        return checks.identifier(record.claim_id), checks.span(required.start, required.end)
-    if type(record) is dict:
-        plan = _plan(record, True)
-        claim_id = _get(record, plan.ids)
-        if claim_id is MISSING:
-            raise Stop(CODE_NO_CLAIM_ID)
-        spans = [walk_span(checks, record[name], 0) for name in plan.aliases]
-        span = _finish(checks, record, spans, _get(record, plan.starts), _get(record, plan.ends))
-    else:
-        claim_id = read_value(record, CLAIM_ID_NAMES)
-        if claim_id is MISSING:
-            raise Stop(CODE_NO_CLAIM_ID)
-        span = _spans_of(checks, record, CLAIM_SPAN_ALIASES, CLAIM_STARTS, CLAIM_ENDS)
-    return checks.identifier(claim_id), span
-
-
-def _walk_citation(checks: Checks, record: object) -> tuple[int, int, int]:
+        span = record.required_span
+        return {"claim_id": record.claim_id, "start": span.start, "end": span.end}
     if isinstance(record, ClaimCitation):
-        source = record.source_span
-        claim = checks.identifier(record.claim_id)
-        index = checks.span(source.start, source.end)
-        return claim, checks.identifier(record.citation_id), index
-    if type(record) is dict:
-        plan = _plan(record, False)
-        claim_id = _get(record, plan.ids)
-        if claim_id is MISSING:
-            raise Stop(CODE_NO_CITATION_CLAIM_ID)
-        citation_id = _get(record, plan.citation_ids)
-        spans = [walk_span(checks, record[name], 0) for name in plan.aliases]
-        span = _finish(checks, record, spans, _get(record, plan.starts), _get(record, plan.ends))
-    else:
-        claim_id = read_value(record, CLAIM_ID_NAMES)
-        if claim_id is MISSING:
-            raise Stop(CODE_NO_CITATION_CLAIM_ID)
-        citation_id = read_value(record, CITATION_ID_NAMES)
-        span = _spans_of(checks, record, CITATION_SPAN_ALIASES, CITATION_STARTS, CITATION_ENDS)
-    claim = checks.identifier(claim_id)
-    cited = -1 if citation_id is MISSING else checks.identifier(citation_id)
-    return claim, cited, span
+        span = record.source_span
+        return {"claim_id": record.claim_id, "citation_id": record.citation_id,
+                "citation_start": span.start, "citation_end": span.end}  # fmt: skip
+    values = read_names(record, ordered)
+    return {name: item for name, item in zip(ordered, values, strict=True) if item is not None}
+
+
+def _columns(
+    records: Sequence[Any], names: frozenset[str], ordered: tuple[str, ...]
+) -> dict[str, list[Any]]:
+    """Per contract name present in any record, its value in every record (``None`` where
+    absent). Plain dicts are read a name at a time; other records are converted one by one."""
+    if all(type(record) is dict for record in records):
+        columns: dict[str, list[Any]] | None = None
+        try:
+            present = set().union(*map(dict.keys, records)) & names
+            columns = {name: list(map(dict.get, records, repeat(name))) for name in present}
+        except Exception:  # a caller key whose __eq__ / __hash__ raises: read per record
+            columns = None
+        if columns is not None:
+            return columns
+    snaps = [_snapshot(record, names, ordered) for record in records]
+    found: set[str] = set().union(*snaps) if snaps else set()
+    return {name: [snap.get(name) for snap in snaps] for name in found}
+
+
+def _group(columns: dict[str, list[Any]], names: tuple[str, ...], n: int, bigs: list[int]) -> Group:
+    lists = [columns[name] for name in names if name in columns]
+    return group_from_lists(lists, n, bigs)
+
+
+def _present(values: list[Any]) -> npt.NDArray[np.bool_]:
+    return np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values))
+
+
+def frame_from_records(records: Sequence[Any], *, claims: bool) -> Frame:
+    """Claim or citation records as a :class:`~._cells.Frame` (no rule evaluated)."""
+    names = CLAIM_NAMES if claims else CITATION_NAMES
+    aliases = CLAIM_SPAN_ALIASES if claims else CITATION_SPAN_ALIASES
+    starts = CLAIM_STARTS if claims else CITATION_STARTS
+    ends = CLAIM_ENDS if claims else CITATION_ENDS
+    ordered = CLAIM_ID_NAMES + tuple(sorted(names - frozenset(CLAIM_ID_NAMES)))
+    n = len(records)
+    columns = _columns(records, names, ordered)
+    bigs: list[int] = []
+    builder = LevelBuilder()
+    spanned = np.zeros(n, dtype=bool)
+    for source, name in enumerate(aliases):
+        if name not in columns:
+            continue
+        present = _present(columns[name])
+        spanned |= present
+        rows = np.flatnonzero(present).tolist()
+        values = [columns[name][row] for row in rows]
+        if all(type(v) is list or type(v) is tuple for v in values):
+            builder.add_pairs(rows, source, values)
+            continue
+        for row, value in zip(rows, values, strict=True):
+            if isinstance(value, Raised):
+                builder.raised(row, source)
+            else:
+                builder.walk(value, row, source)
+    start, end = _group(columns, starts, n, bigs), _group(columns, ends, n, bigs)
+    for cells in start.cells + end.cells:
+        spanned |= cells.kind != ABSENT
+    # A record without any span field is itself a span value (§6 step 5).
+    for row in np.flatnonzero(~spanned).tolist():
+        builder.walk(records[row], row, len(aliases))
+    return Frame(
+        n=n,
+        claim_id=_group(columns, CLAIM_ID_NAMES, n, bigs),
+        citation_id=_group(columns, () if claims else CITATION_ID_NAMES, n, bigs),
+        start=start,
+        end=end,
+        levels=builder.levels(bigs),
+        n_aliases=len(aliases),
+        bigs=bigs,
+    )
 
 
 def claims_from_records(records: Sequence[Any]) -> ClaimColumns:
-    """Claim records → :class:`ClaimColumns` (every rule evaluated column-wise)."""
-    checks = Checks()
-    ids: list[int] = []
-    spans: list[int] = []
-    for record in records:
-        failure = 0
-        claim = span = -1
-        try:
-            claim, span = _walk_claim(checks, record)
-        except Stop as stop:
-            failure = stop.code
-        checks.close(failure)
-        ids.append(claim)
-        spans.append(span)
-    problem = checks.evaluate(len(records))
-    claim_ids, starts, ends = _values(checks, problem, ids, spans)
-    return ClaimColumns(problem, pa.array(claim_ids, pa.string()), starts, ends)
+    """Claim records → :class:`ClaimColumns` (the rules of :mod:`~._tables`)."""
+    return claims_from_frame(frame_from_records(records, claims=True))
 
 
 def citations_from_records(records: Sequence[Any]) -> CitationColumns:
     """Citation records → :class:`CitationColumns`; missing citation ids are derived (§4)."""
-    checks = Checks()
-    ids: list[int] = []
-    cited: list[int] = []
-    spans: list[int] = []
-    for record in records:
-        failure = 0
-        claim = citation = span = -1
-        try:
-            claim, citation, span = _walk_citation(checks, record)
-        except Stop as stop:
-            failure = stop.code
-        checks.close(failure)
-        ids.append(claim)
-        cited.append(citation)
-        spans.append(span)
-    problem = checks.evaluate(len(records))
-    claim_ids, starts, ends = _values(checks, problem, ids, spans)
-    values = checks.identifier_values()
-    ok = (problem == 0).tolist()
-    citation_ids: list[str | None] = [
-        (values[c] if c >= 0 else None) if good else "" for c, good in zip(cited, ok, strict=True)
-    ]
-    missing = [row for row, value in enumerate(citation_ids) if value is None]
-    if missing:
-        pairs = [checks.span_values(spans[row]) for row in missing]
-        derived = derive_citation_ids(
-            [claim_ids[row] for row in missing], [p[0] for p in pairs], [p[1] for p in pairs]
-        )
-        for row, value in zip(missing, derived, strict=True):
-            citation_ids[row] = value
-    return CitationColumns(
-        problem,
-        pa.array(claim_ids, pa.string()),
-        pa.array(citation_ids, pa.string()),
-        starts,
-        ends,
-    )
-
-
-def _values(
-    checks: Checks, problem: np.ndarray[Any, Any], ids: list[int], spans: list[int]
-) -> tuple[list[str], np.ndarray[Any, np.dtype[np.int64]], np.ndarray[Any, np.dtype[np.int64]]]:
-    """Claim ids and offsets of the records without a problem (placeholders elsewhere)."""
-    values = checks.identifier_values()
-    ok = problem == 0
-    claim_ids = [values[i] if good else "" for i, good in zip(ids, ok.tolist(), strict=True)]
-    mapped_starts, mapped_ends = checks.mapped_spans()
-    index = np.where(ok, np.asarray(spans, dtype=np.int64), 0)
-    if mapped_starts.size:
-        starts = np.where(ok, mapped_starts[index], 0).astype(np.int64)
-        ends = np.where(ok, mapped_ends[index], 0).astype(np.int64)
-    else:
-        starts = np.zeros(len(ids), dtype=np.int64)
-        ends = np.zeros(len(ids), dtype=np.int64)
-    return claim_ids, starts, ends
+    return citations_from_frame(frame_from_records(records, claims=False))

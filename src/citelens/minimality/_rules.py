@@ -1,9 +1,9 @@
 """The rules of minimality.md §4–§7, each written once, and the problem codes they produce.
 
-Every rule here is a whole-array expression (NumPy / PyArrow). The record adapter
-(:mod:`citelens.minimality._records`), the table reader (:mod:`citelens.minimality._parse`),
-the engine and the typed-record constructors all evaluate these same functions: a typed record
-is a one-row array. Problem codes index :data:`PROBLEMS`, the fixed message and category of
+Every rule here is a whole-array expression (NumPy / PyArrow). The field rules over
+kind-tagged columns (:mod:`citelens.minimality._tables`, which every input form reaches), the
+engine, ordering and the typed-record constructors all evaluate these same functions: a typed
+record is a one-row array. Problem codes index :data:`PROBLEMS`, the fixed message and category of
 each contract check; ``0`` means "no problem".
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +45,7 @@ __all__ = [
     "first_problem",
     "identifier_mask",
     "is_identifier",
+    "map_offsets",
     "offset_problems",
     "pair_problems",
     "problem_error",
@@ -60,7 +62,7 @@ _ID_SCALAR = re.compile(ID_PATTERN)
 _ID_COLUMN = "^" + ID_PATTERN + "$"
 
 # Offsets at or above BIG exceed any text: values are mapped to int64 so that order and
-# equality stay exact (see _records.map_offsets); negative offsets only ever fail "< 0".
+# equality stay exact (see map_offsets); negative offsets only ever fail "< 0".
 BIG = 1 << 62
 
 CODE_FIELDS = 1
@@ -160,6 +162,47 @@ def offset_problems(start_is_int: Bools, starts: I64, end_is_int: Bools, ends: I
     broken = np.logical_or(np.less(starts, 0), np.less_equal(ends, starts))
     codes = np.where(integers, np.where(broken, CODE_HALF_OPEN, 0), CODE_NOT_INTEGERS)
     return np.asarray(codes, dtype=np.int8)
+
+
+def map_offsets(groups: Sequence[Sequence[Any] | npt.NDArray[Any]]) -> list[I64]:
+    """Offsets as ``int64`` with exact order and equality: negatives → -1, values ≥ BIG
+    (beyond any text, possibly beyond int64) → BIG + their rank among such values.
+
+    Each group is a list of Python ints or an integer NumPy array; all groups share one
+    ranking, so offsets of different groups compare exactly.
+    """
+    big: set[int] = set()
+    arrays: list[npt.NDArray[Any]] = []
+    for group in groups:
+        array = np.asarray(group) if isinstance(group, np.ndarray) else _as_array(group)
+        arrays.append(array)
+        if array.dtype == object:
+            big.update(int(v) for v in array[array >= BIG].tolist())
+        elif array.size:
+            over = array >= BIG
+            if over.any():
+                big.update(int(v) for v in array[over].tolist())
+    rank = {value: BIG + index for index, value in enumerate(sorted(big))}
+    out: list[I64] = []
+    for array in arrays:
+        if array.dtype == object or (array.size and bool((array >= BIG).any())):
+            items = array.tolist()
+            mapped = np.fromiter(
+                (-1 if v < 0 else (v if v < BIG else rank[v]) for v in items),
+                dtype=np.int64,
+                count=len(items),
+            )
+        else:
+            mapped = np.maximum(array.astype(np.int64, copy=False), -1)
+        out.append(mapped)
+    return out
+
+
+def _as_array(values: Sequence[Any]) -> npt.NDArray[Any]:
+    ints = [int(v) for v in values]
+    if all(-BIG < v < BIG for v in ints):
+        return np.fromiter(ints, dtype=np.int64, count=len(ints))
+    return np.array(ints, dtype=object)
 
 
 def pair_problems(lengths: I64) -> I8:

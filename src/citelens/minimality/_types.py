@@ -10,8 +10,17 @@ from typing import Any
 from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
 from citelens.errors import CitationMinimalityError
-from citelens.minimality._rules import derive_citation_ids, error
-from citelens.minimality._spans import Checks, CitationSpan, raise_first
+from citelens.minimality._cells import SpanValue, cells_from_values
+from citelens.minimality._flatten import LevelBuilder
+from citelens.minimality._rules import (
+    CODE_IDENTIFIER,
+    derive_citation_ids,
+    error,
+    identifier_mask,
+    offset_problems,
+    problem_error,
+)
+from citelens.minimality._tables import Ranker, evaluate_chains, offsets_of
 
 __all__ = [
     "CITATION_MINIMALITY_DISCLAIMER",
@@ -32,14 +41,75 @@ CITATION_MINIMALITY_DISCLAIMER = (
 )
 
 
+def _raise(code: int) -> None:
+    if code:
+        raise problem_error(code)
+
+
 def check_identifier(value: object) -> str:
     """Return ``value`` if it is an opaque ``sha256:`` reference (§4), else raise."""
-    checks = Checks()
-    checks.identifier(value)
-    checks.close()
-    raise_first(attempt(lambda: checks.evaluate(1)))
+    valid = bool(attempt(lambda: identifier_mask([value]))[0])
+    _raise(0 if valid else CODE_IDENTIFIER)
     assert isinstance(value, str)
     return value
+
+
+def _offsets_code(start: object, end: object) -> int:
+    """§5 on one pair of offsets, through the column rule (a one-row column)."""
+    bigs: list[int] = []
+    ranker_cells = cells_from_values([start], bigs), cells_from_values([end], bigs)
+    ranker = Ranker(bigs)
+    start_int, starts = offsets_of(ranker_cells[0], ranker)
+    end_int, ends = offsets_of(ranker_cells[1], ranker)
+    return int(offset_problems(start_int, starts, end_int, ends)[0])
+
+
+def _span_of(value: object) -> tuple[int, int, int]:
+    """SPAN_FROM on one value: the adapter flattens it, the column rules decide."""
+    bigs: list[int] = []
+    builder = LevelBuilder()
+    builder.walk(value, 0, 0)
+    levels = builder.levels(bigs)
+    ranker = Ranker(bigs)
+    chains = evaluate_chains(levels, ranker, 1, 1)
+    code = int(chains.code[0, 0])
+    if code:
+        return code, 0, 0
+    start, end = ranker.raw(chains.starts[0]) + ranker.raw(chains.ends[0])
+    return 0, start, end
+
+
+@dataclass(frozen=True)
+class CitationSpan(SpanValue):
+    """A validated, non-empty half-open code-point span ``[start, end)``."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        _raise(attempt(lambda: _offsets_code(self.start, self.end)))
+
+    @property
+    def source_offset(self) -> tuple[int, int]:
+        """``(start, end)``."""
+        return (self.start, self.end)
+
+    def to_dict(self) -> dict[str, int]:
+        """``{"start": start, "end": end}``."""
+        return {"start": self.start, "end": self.end}
+
+    @classmethod
+    def from_obj(cls, value: object) -> CitationSpan:
+        """Parse a span value (pair, mapping, nested ``offset`` wrappers; §6 SPAN_FROM)."""
+        code, start, end = attempt(lambda: _span_of(value))
+        _raise(code)
+        return cls._trusted(start, end)
+
+    @classmethod
+    def _trusted(cls, start: int, end: int) -> CitationSpan:
+        span = object.__new__(cls)
+        span.__dict__.update(start=start, end=end)
+        return span
 
 
 def _checked_span(value: object) -> CitationSpan:

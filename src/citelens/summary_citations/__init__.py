@@ -5,10 +5,11 @@ exact integer offsets; claim text, evidence values and identifiers are never sto
 printed. Reports hold counts, ratios, booleans and the nine fixed reason codes.
 
 Pipeline: ``_input`` (arguments, files, tables) → ``_normalize`` (flat tables, column-wise)
-or ``_walk`` (Python records) → ``_kernel`` (the one counting kernel, per document) →
-``_derive`` (the one metrics derivation, Polars expressions) → ``_report``. A single call is
-a corpus of one document; ``_corpus`` runs many documents through the same stages. Any
-unexpected exception becomes :class:`citelens.errors.InternalError`, never an input error.
+or ``_records`` (Python records: the ``_nodes`` adapter, then the ``_node_rules`` columns)
+→ ``_kernel`` (the one counting kernel, per document) → ``_derive`` (the one metrics
+derivation, Polars expressions) → ``_report``. A single call is a corpus of one document;
+``_corpus`` runs many documents through the same stages. Any unexpected exception becomes
+:class:`citelens.errors.InternalError`, never an input error.
 
 Example::
 

@@ -5,10 +5,11 @@ exact integer offsets; claim text, evidence values and identifiers are never sto
 printed. Reports hold counts, ratios, booleans and the nine fixed reason codes.
 
 Pipeline: ``_input`` (arguments, files, tables) → ``_normalize`` (flat tables, column-wise)
-or ``_walk`` (Python records) → ``_kernel`` (the one counting kernel, per document) →
-``_derive`` (the one metrics derivation, Polars expressions) → ``_report``. A single call is
-a corpus of one document; ``_corpus`` runs many documents through the same stages. Any
-unexpected exception becomes :class:`citelens.errors.InternalError`, never an input error.
+or ``_records`` (Python records: the ``_nodes`` adapter, then the ``_node_rules`` columns)
+→ ``_kernel`` (the one counting kernel, per document) → ``_derive`` (the one metrics
+derivation, Polars expressions) → ``_report``. A single call is a corpus of one document;
+``_corpus`` runs many documents through the same stages. Any unexpected exception becomes
+:class:`citelens.errors.InternalError`, never an input error.
 
 Example::
 
@@ -23,7 +24,6 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,9 +37,13 @@ from citelens.summary_citations._kernel import count_by_document
 from citelens.summary_citations._limits import DEFAULT_CITATIONS, DEFAULT_CLAIMS, DEFAULT_EVIDENCE
 from citelens.summary_citations._normalize import (
     claims_frame_from_table,
-    claims_frame_from_walk,
     evidence_frame_from_table,
-    evidence_frame_from_walk,
+)
+from citelens.summary_citations._records import (
+    Inaccessible,
+    TooManyItems,
+    claims_frame,
+    evidence_frame,
 )
 from citelens.summary_citations._report import (
     REASON_CODES,
@@ -56,13 +60,6 @@ from citelens.summary_citations._report import (
     SUMMARY_CITATION_SCHEMA_VERSION,
     SummaryCitationMetrics,
     SummaryCitationReport,
-)
-from citelens.summary_citations._walk import (
-    CitationLimitExceeded,
-    ClaimItems,
-    EvidenceRefs,
-    walk_claims,
-    walk_evidence,
 )
 
 __all__ = [
@@ -153,32 +150,31 @@ def _limit_error() -> SummaryCitationError:
     return SummaryCitationError("citation items exceed the configured limit", "limit")
 
 
-def _walked_evidence(records: Sequence[Any]) -> EvidenceRefs:
-    refs: EvidenceRefs | None = None
-    failed = False
+def _evidence_frame(records: list[Any]) -> Any:
+    frame: Any = None
     try:
-        refs = walk_evidence(records)
-    except Exception:  # a caller object raised while being read (§4.5)
-        failed = True
-    if failed or refs is None:
+        frame = evidence_frame(records)
+    except Inaccessible:  # a caller object raised while read (§4.5)
+        frame = None
+    if frame is None:
         raise _access_error()
-    return refs
+    return frame
 
 
-def _walked_claims(records: Sequence[Any], citation_limit: int) -> ClaimItems:
-    items: ClaimItems | None = None
-    over = failed = False
+def _claims_frame(records: list[Any], citation_limit: int) -> tuple[Any, int]:
+    result: tuple[Any, int] | None = None
+    over = False
     try:
-        items = walk_claims(records, citation_limit)
-    except CitationLimitExceeded:
+        result = claims_frame(records, citation_limit)
+    except TooManyItems:
         over = True
-    except Exception:  # a caller object raised while being read (§4.5)
-        failed = True
+    except Inaccessible:  # a caller object raised while read (§4.5)
+        result = None
     if over:
         raise _limit_error()
-    if failed or items is None:
+    if result is None:
         raise _access_error()
-    return items
+    return result
 
 
 def _evaluate(claims: Coerced, evidence: Coerced, citation_limit: int) -> SummaryCitationMetrics:
@@ -187,14 +183,12 @@ def _evaluate(claims: Coerced, evidence: Coerced, citation_limit: int) -> Summar
     if evidence.table is not None:
         ev = evidence_frame_from_table(evidence.table)
     else:
-        ev = evidence_frame_from_walk(_walked_evidence(evidence.records or []))
+        ev = _evidence_frame(evidence.records or [])
     if claims.table is not None:
         items = claims_frame_from_table(claims.table)
         n_items = items.num_rows
     else:
-        walked = _walked_claims(claims.records or [], citation_limit)
-        items = claims_frame_from_walk(walked)
-        n_items = walked.item_count
+        items, n_items = _claims_frame(claims.records or [], citation_limit)
     if n_items > citation_limit:
         raise _limit_error()
     counts = count_by_document(

@@ -23,12 +23,10 @@ from citelens.summary_citations._limits import DEFAULT_CITATIONS, DEFAULT_CLAIMS
 from citelens.summary_citations._normalize import (
     as_array,
     claims_frame_from_table,
-    claims_frame_from_walk,
     evidence_frame_from_table,
-    evidence_frame_from_walk,
 )
+from citelens.summary_citations._records import claims_frame, evidence_frame
 from citelens.summary_citations._schema import flat_claims_ok, flat_evidence_ok
-from citelens.summary_citations._walk import walk_claims, walk_evidence
 
 __all__ = ["summary_metrics_by_document"]
 
@@ -64,7 +62,8 @@ def _records(body: pa.Table | list[Any]) -> list[Any]:
 def _evidence_frame(body: pa.Table | list[Any]) -> pa.Table:
     if isinstance(body, pa.Table) and flat_evidence_ok(body.schema):
         return evidence_frame_from_table(body)
-    return evidence_frame_from_walk(walk_evidence(_records(body)))
+    # Table rows are plain dicts, lists and scalars: reading them cannot fail.
+    return evidence_frame(_records(body))
 
 
 def _item_frame(body: pa.Table | list[Any]) -> tuple[pa.Table, int]:
@@ -72,8 +71,7 @@ def _item_frame(body: pa.Table | list[Any]) -> tuple[pa.Table, int]:
         items = claims_frame_from_table(body)
         return items, items.num_rows
     # No running bound here: citation items are bounded per document below.
-    walked = walk_claims(_records(body), None)
-    return claims_frame_from_walk(walked), walked.item_count
+    return claims_frame(_records(body), None)
 
 
 def _unreadable(refs: list[str], role: str, kind: str) -> pl.DataFrame:

@@ -3,11 +3,14 @@
 * Flat Arrow tables are normalised with Arrow compute kernels: identifier columns are trimmed
   and cast, list columns are exploded with ``list_flatten`` / ``list_parent_indices``, offsets
   are coalesced.
-* Walked Python records (``_walk``) are turned into the same frames.
+* Python records (and tables outside the flat domain) are shredded by ``_nodes`` and
+  normalised by ``_node_rules`` into the same frames.
 
 Evidence frame: ``(id, s, e)``, one row per record in input order (null where the record has
 no identifier / no valid span). Item frame: ``(item_no, claim_no, id, s, e)``, one or more
-reference rows per citation item (see :class:`~citelens.summary_citations._walk.ClaimItems`).
+reference rows per citation item: an item with one identifier and one span may be one row,
+an item with several references is one row per reference, an item without references is one
+row of nulls.
 """
 
 from __future__ import annotations
@@ -24,18 +27,15 @@ from citelens.summary_citations._keys import (
     CLAIM_ID_KEYS,
     DIRECT_SPAN_KEYS,
     EVIDENCE_ID_KEYS,
-    whitespace,
 )
 from citelens.summary_citations._schema import SCALAR_KINDS, type_kind
-from citelens.summary_citations._walk import ClaimItems, EvidenceRefs
+from citelens.summary_citations._values import checked_span, ident_int, ident_text
 
 __all__ = [
     "as_array",
     "claims_frame_from_table",
-    "claims_frame_from_walk",
     "empty_items",
     "evidence_frame_from_table",
-    "evidence_frame_from_walk",
 ]
 
 
@@ -51,10 +51,9 @@ def as_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
 def _ident(col: pa.Array) -> pa.Array:
     kind = type_kind(col.type)
     if kind == "str":
-        text = pc.utf8_trim(pc.cast(col, pa.large_string()), characters=whitespace())
-        return pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.large_string()), text)
+        return ident_text(col)
     if kind in ("int", "u64"):
-        return pc.cast(pc.cast(col, pa.string()), pa.large_string())
+        return ident_int(col)
     return pa.nulls(len(col), pa.large_string())
 
 
@@ -66,17 +65,14 @@ def _offset(col: pa.Array | None, n: int) -> pa.Array:
 
 def _coalesced_span(get: Any, n: int, mask: pa.Array | None = None) -> tuple[pa.Array, pa.Array]:
     """(start, end) columns: null unless a valid span (coalesce by presence, §5 SPAN)."""
+    # Offset columns are integer (or null) typed: null is exactly absent, so coalesce is the
+    # presence fallback of §5.
     s = pc.coalesce(_offset(get("start"), n), _offset(get("start_char"), n))
     e = pc.coalesce(_offset(get("end"), n), _offset(get("end_char"), n))
-    ok = pc.and_kleene(
-        pc.and_kleene(pc.is_valid(s), pc.is_valid(e)),
-        pc.and_kleene(pc.greater_equal(s, 0), pc.greater(e, s)),
-    )
-    ok = pc.fill_null(ok, False)
     if mask is not None:
-        ok = pc.and_(ok, mask)
-    null = pa.scalar(None, pa.int64())
-    return pc.if_else(ok, s, null), pc.if_else(ok, e, null)
+        null = pa.scalar(None, pa.int64())
+        s = pc.if_else(mask, s, null)
+    return checked_span(s, e)
 
 
 def _any_valid(cols: list[pa.Array], n: int) -> pa.Array:
@@ -105,17 +101,6 @@ def evidence_frame_from_table(table: pa.Table) -> pa.Table:
         ids = pa.nulls(n, pa.large_string())
     s, e = _coalesced_span(get, n)
     return pa.table({"id": pc.cast(ids, pa.large_string()), "s": s, "e": e})
-
-
-def evidence_frame_from_walk(refs: EvidenceRefs) -> pa.Table:
-    """The (id, s, e) table of walked evidence records."""
-    return pa.table(
-        {
-            "id": pa.array(refs.ids, pa.large_string()),
-            "s": pa.array(refs.start, pa.int64()),
-            "e": pa.array(refs.end, pa.int64()),
-        }
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,18 +229,5 @@ def empty_items() -> pa.Table:
             "id": pa.array([], pa.large_string()),
             "s": pa.array([], pa.int64()),
             "e": pa.array([], pa.int64()),
-        }
-    )
-
-
-def claims_frame_from_walk(items: ClaimItems) -> pa.Table:
-    """The (item_no, claim_no, id, s, e) reference rows of walked claims."""
-    return pa.table(
-        {
-            "item_no": pa.array(items.item_no, pa.int64()),
-            "claim_no": pa.array(items.claim_no, pa.int64()),
-            "id": pa.array(items.ids, pa.large_string()),
-            "s": pa.array(items.start, pa.int64()),
-            "e": pa.array(items.end, pa.int64()),
         }
     )

@@ -1,18 +1,45 @@
-"""The thin adapter from Python records to Arrow: plain ``dict`` records become one Arrow
-table whose columns are the keys the support rules read. It evaluates no rule: every rule is
-applied by the columnar engine (``_normalize``) to the table it builds.
+"""The thin adapter from Python objects to what the rule engine reads. It evaluates no rule.
+
+Every Python form of a collection (records, typed records, objects converted by ``to_dict`` or
+``vars``, compact mappings, citation pairs) becomes an :class:`Adapted`: one row per item in
+contract order, the fields the contract reads as Arrow columns (a key whose values are plain
+and of one type) or as :class:`~citelens.support._cells.Cell`s built from the Python values
+(mixed types, huge integers, lone surrogates, irregular nested values), and a
+:class:`~citelens.support._cells.RowForm` with what conversion found (the contract's conversion
+errors as row problem codes, default identifiers, pairs). The engine (``_normalize``,
+``_edges``) then applies every rule to those columns, so the first defective item in input
+order, and its first failing step, decide the error.
+
+Caller code runs here and only here (``to_dict``, ``vars``, mapping reads, iteration): what it
+raises becomes the error the contract names for it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import itertools
 import operator
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import polars as pl
 import pyarrow as pa
 
-from citelens.support._fields import FLAG_KEYS, LABEL_KEYS, NESTED_ALIASES, SPAN_END, SPAN_START
+from citelens.support._cells import Cell, RowForm, row_index
+from citelens.support._edges import ROW
+from citelens.support._fields import (
+    FLAG_KEYS,
+    LABEL_KEYS,
+    NESTED_ALIASES,
+    NOT_MAPPING,
+    NOT_NORMALIZED,
+    SPAN_END,
+    SPAN_START,
+    Problem,
+)
+from citelens.support._pyvalues import python_cell, read_mapping
 from citelens.support._records import (
     CLAIM_CITATION_ALIASES,
     CLAIM_ID_ALIASES,
@@ -25,34 +52,37 @@ from citelens.support._records import (
     EVIDENCE_SOURCE_ALIASES,
     LENGTH_ALIASES,
     TEXT_ALIASES,
+    TYPED_FIELDS,
+    AtomicClaim,
+    Citation,
+    ClinicianAdjudication,
+    EvidenceSpan,
+    bounded_items,
 )
+from citelens.support._rules import fail, is_int, is_pair_sequence
 
-__all__ = ["RECORD_KEYS", "empty_frame", "python_records_table"]
+__all__ = [
+    "ADJUDICATION_RECORD_KEYS",
+    "CITATION_RECORD_KEYS",
+    "CLAIM_RECORD_KEYS",
+    "EVIDENCE_RECORD_KEYS",
+    "RECORD_KEYS",
+    "Adapted",
+    "citations",
+    "compact_adjudications",
+    "compact_citations",
+    "compact_claims",
+    "compact_evidence",
+    "empty_frame",
+    "has_any_key",
+    "records",
+    "source_lengths",
+]
 
-_FLAG_COLUMNS = tuple(key for key, _ in FLAG_KEYS)
-_NESTED = NESTED_ALIASES
-
-
-def _table(columns: dict[str, pl.Series], schema: pa.Schema) -> pl.DataFrame:
-    """A canonical Polars frame with the schema's column order and dtypes."""
-    return pl.DataFrame(columns).select(
-        pl.col(f.name).cast(pl.Int64 if pa.types.is_integer(f.type) else pl.String) for f in schema
-    )
-
-
-def empty_frame(schema: pa.Schema) -> pl.DataFrame:
-    """An empty canonical frame."""
-    return _table(
-        {
-            f.name: pl.Series([], dtype=pl.Int64 if pa.types.is_integer(f.type) else pl.String)
-            for f in schema
-        },
-        schema,
-    )
-
+_FLAG_COLUMNS: Final = tuple(key for key, _ in FLAG_KEYS)
 
 # Every key any support record rule reads; other keys are never converted.
-RECORD_KEYS = frozenset(
+RECORD_KEYS: Final = frozenset(
     (
         *CLAIM_ID_ALIASES,
         *EVIDENCE_ID_ALIASES,
@@ -68,48 +98,129 @@ RECORD_KEYS = frozenset(
         "source_id",
         *SPAN_START,
         *SPAN_END,
-        *_NESTED,
+        *NESTED_ALIASES,
         *LABEL_KEYS,
         *_FLAG_COLUMNS,
         "claim_key",
     )
 )
 
+# The keys that make a mapping ONE record rather than a compact mapping (§3.3, §3.4).
+CLAIM_RECORD_KEYS = frozenset(
+    (
+        "claim_id",
+        "id",
+        "fact_id",
+        "claim_key",
+        "start",
+        "end",
+        "span",
+        "citations",
+        "citation_ids",
+        "evidence_ids",
+        "claim_type",
+    )
+)
+EVIDENCE_RECORD_KEYS = frozenset(
+    (
+        "evidence_id",
+        "id",
+        "citation_id",
+        "span_id",
+        "start",
+        "end",
+        "span",
+        "source_length",
+        "document_length",
+        "source_id",
+        "document_id",
+    )
+)
+CITATION_RECORD_KEYS = frozenset(("claim_id", "claim", "fact_id", "evidence_id", "evidence"))
+ADJUDICATION_RECORD_KEYS = frozenset(
+    (
+        "claim_id",
+        "claim",
+        "fact_id",
+        "evidence_id",
+        "evidence",
+        "label",
+        "adjudication",
+        "judgment",
+        "clinician_label",
+    )
+)
 
-def python_records_table(items: list[Any]) -> pa.Table | None:
-    """Plain ``dict`` records as one Arrow table, or ``None`` when they are not exactly
-    representable (non-dict rows, mixed types, subclasses, a flag key holding ``None``).
+_TYPED: Final[dict[str, type]] = {
+    "claim": AtomicClaim,
+    "evidence": EvidenceSpan,
+    "adjudication": ClinicianAdjudication,
+}
 
-    Each key the contract reads becomes one column: its values are gathered with C-level
-    ``map`` calls and typed by Arrow from all of them (an int/float mix becomes a float column,
-    which the columnar rules reject exactly like the row rules reject the float). Keys no rule
-    reads (``text``, ``comment``, …) are never converted.
-    """
-    if not items or set(map(type, items)) != {dict}:
-        return None
-    keys = sorted(RECORD_KEYS.intersection(set().union(*items)))
-    if not keys:
-        return None
-    columns: dict[str, pa.Array] = {}
-    for key in keys:
-        values = list(map(operator.methodcaller("get", key), items))
-        if not _plain_values_list(values):
-            return None
-        if key in _FLAG_COLUMNS:
-            # A flag key holding None is an error in a mapping but a null in a table.
-            present = sum(map(operator.methodcaller("__contains__", key), items))
-            if present != len(values) - values.count(None):
-                return None
-        try:
-            columns[key] = pa.array(values)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError):
-            # values of several Python types under one key, an integer beyond 64 bits or a
-            # text with a lone surrogate are not one typed column: the record rules read them
-            return None
-    return pa.table(columns)
+
+@dataclass(frozen=True)
+class Adapted:
+    """One collection as the engine reads it: the Arrow-typed field columns (and ``_row``,
+    so that the frame has one row per item), the Python-valued fields as cells, the row form,
+    and for a compact mapping its keys and what the first pass found about each value."""
+
+    frame: pl.DataFrame
+    typed: dict[str, Cell] = field(default_factory=dict)
+    form: RowForm | None = None
+    keys: Cell | None = None
+    key_shape: pl.Series | None = None
+
+
+def empty_frame(schema: pa.Schema) -> pl.DataFrame:
+    """An empty canonical frame of ``schema``'s columns (Int64 or String)."""
+    return pl.DataFrame(
+        {
+            f.name: pl.Series([], dtype=pl.Int64 if pa.types.is_integer(f.type) else pl.String)
+            for f in schema
+        }
+    )
+
+
+def _caller_failed() -> Exception:
+    return fail("citation-support input cannot be normalized", "input")
+
+
+def has_any_key(mapping: Mapping[Any, Any], keys: frozenset[str]) -> bool:
+    """True when ``mapping`` holds at least one of ``keys`` (a single record)."""
+    found = False
+    broken = False
+    try:
+        found = any(key in mapping for key in keys)
+    except Exception:  # raised by a caller mapping's __contains__
+        broken = True
+    if broken:
+        raise _caller_failed()
+    return found
+
+
+def _entries(value: Mapping[Any, Any], name: str, limit: int) -> list[tuple[Any, Any]]:
+    """The entries of a compact mapping, pulled under a collection name and bound."""
+    view: Any = None
+    broken = False
+    try:
+        view = value.items()
+    except Exception:  # raised by a caller mapping
+        broken = True
+    if broken:
+        raise _caller_failed()
+    entries: list[tuple[Any, Any]] = bounded_items(view, name, limit)
+    return entries
+
+
+# -- fields as columns -------------------------------------------------------------------------
+
+_PLAIN_TYPES: Final = frozenset((str, int, bool, float, type(None), list, dict))
 
 
 def _plain_values_list(values: list[Any]) -> bool:
+    """Values that Arrow types exactly as the rules read them: plain types, no int/float mix
+    at any level, no ``None`` inside a nested mapping (a present key holding ``None`` is not a
+    missing key there)."""
     while values:
         types = set(map(type, values))
         if not types <= _PLAIN_TYPES:
@@ -121,9 +232,322 @@ def _plain_values_list(values: list[Any]) -> bool:
             nested.extend(itertools.chain.from_iterable(v for v in values if type(v) is list))
         if dict in types:
             dicts = [v for v in values if type(v) is dict]
-            nested.extend(itertools.chain.from_iterable(map(dict.values, dicts)))
+            inner = list(itertools.chain.from_iterable(map(dict.values, dicts)))
+            if any(map(operator.is_, inner, itertools.repeat(None))):
+                return False
+            nested.extend(inner)
         values = nested
     return True
 
 
-_PLAIN_TYPES = frozenset((str, int, bool, float, type(None), list, dict))
+def _arrow(values: list[Any]) -> pa.Array | None:
+    if not _plain_values_list(values):
+        return None
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, UnicodeEncodeError):
+        # several Python types under one key, an integer beyond 64 bits, a lone surrogate:
+        # not one typed column, so the values become a cell
+        return None
+
+
+def _columns(rows: list[dict[Any, Any]]) -> tuple[pl.DataFrame, dict[str, Cell]]:
+    """The fields the rules read, as Arrow columns or cells, plus the ``_row`` column."""
+    n = len(rows)
+    keys = sorted(RECORD_KEYS.intersection(set().union(*map(dict.keys, rows)))) if n else []
+    arrays: dict[str, pa.Array] = {}
+    typed: dict[str, Cell] = {}
+    for key in keys:
+        values = list(map(operator.methodcaller("get", key), rows))
+        keyed: pl.Series | None = None
+        if key in _FLAG_COLUMNS:
+            # a flag key holding None is present (and not a boolean) in a mapping
+            nones = sum(map(operator.is_, values, itertools.repeat(None)))
+            present = sum(map(operator.contains, rows, itertools.repeat(key)))
+            if present != n - nones:
+                keyed = pl.Series(list(map(operator.contains, rows, itertools.repeat(key))))
+        array = _arrow(values) if keyed is None else None
+        if array is not None:
+            arrays[key] = array
+            continue
+        cell = python_cell(values)
+        typed[key] = cell if keyed is None else dataclasses.replace(cell, keyed=keyed)
+    arrays[ROW] = pa.array(row_index(n).to_numpy())
+    frame = pl.from_arrow(pa.table(arrays))
+    assert isinstance(frame, pl.DataFrame)
+    return frame, typed
+
+
+# -- record conversion -------------------------------------------------------------------------
+
+
+def _typed_record(value: Any, cls: type) -> dict[str, Any]:
+    """A typed record's fields as the mapping the record rule reads."""
+    record = {name: getattr(value, name) for name in TYPED_FIELDS[cls]}
+    if type(record.get("citations")) is tuple:
+        record["citations"] = list(record["citations"])
+    return record
+
+
+def _convert(kind: str, value: Any) -> tuple[dict[Any, Any], int | None]:
+    """Record conversion (§3.5) of one item: its mapping, or the problem code it raises."""
+    if type(value) is dict:
+        return value, None
+    typed = _TYPED.get(kind)
+    if typed is not None and isinstance(value, typed):
+        return _typed_record(value, typed), None
+    if isinstance(value, Mapping):
+        return read_mapping(value, RECORD_KEYS), None
+    to_dict: Any = None
+    broken = False
+    try:
+        to_dict = getattr(value, "to_dict", None)
+    except Exception:  # raised by a caller property
+        broken = True
+    if broken:
+        raise _caller_failed()
+    if callable(to_dict):
+        result: Any = None
+        try:
+            result = to_dict()
+        except Exception:  # raised by the caller's to_dict
+            broken = True
+        if broken:
+            return {}, NOT_NORMALIZED[kind]
+        if isinstance(result, Mapping):
+            return read_mapping(result, RECORD_KEYS), None
+    converted: Any = None
+    try:
+        converted = vars(value)
+    except Exception:  # no __dict__ (slots, builtins) or a caller __getattribute__
+        broken = True
+    if broken or not isinstance(converted, Mapping):
+        return {}, NOT_MAPPING[kind]
+    return read_mapping(converted, RECORD_KEYS), None
+
+
+def _codes(codes: Sequence[int | None]) -> pl.Series | None:
+    if not any(code is not None for code in codes):
+        return None
+    return pl.Series(list(codes), dtype=pl.UInt8)
+
+
+def records(items: list[Any], kind: str, form: RowForm | None = None) -> Adapted:
+    """Claim, evidence or adjudication items (``kind``) in order."""
+    pre: pl.Series | None = None
+    if set(map(type, items)) <= {dict}:
+        rows = items
+    else:
+        converted = list(map(functools.partial(_convert, kind), items))
+        rows = [row for row, _ in converted]
+        pre = _codes([code for _, code in converted])
+    frame, typed = _columns(rows)
+    if pre is not None:
+        form = RowForm(pre=pre) if form is None else _with_pre(form, pre)
+    return Adapted(frame, typed, form)
+
+
+def _with_pre(form: RowForm, pre: pl.Series) -> RowForm:
+    return RowForm(pre, form.default, form.pair, form.first, form.second, form.counted)
+
+
+# -- citations -------------------------------------------------------------------------------
+
+
+def _citation_fields(value: Citation, claim: Any = None) -> dict[str, Any]:
+    record = _typed_record(value, Citation)
+    if claim is not None:
+        record["claim_id"] = claim
+    return record
+
+
+def _pair(item: Any) -> tuple[Any, Any, int | None]:
+    """The two elements of a plain citation pair, or the code of a wrong length."""
+    elements: list[Any] = []
+    broken = False
+    try:
+        elements = list(item) if type(item) not in (list, tuple) else item
+    except Exception:  # raised by a caller sequence
+        broken = True
+    if broken:
+        raise _caller_failed()
+    if len(elements) != 2:
+        return None, None, Problem.CITATION_TUPLE
+    return elements[0], elements[1], None
+
+
+def _citation_item(item: Any) -> tuple[dict[Any, Any], bool, Any, Any, int | None]:
+    """One explicit citation item: (record, is pair, first, second, problem code)."""
+    if type(item) is dict:
+        return item, False, None, None, None
+    if isinstance(item, Citation):
+        return _citation_fields(item), False, None, None, None
+    if isinstance(item, Mapping):
+        return read_mapping(item, RECORD_KEYS), False, None, None, None
+    if is_pair_sequence(item):
+        first, second, code = _pair(item)
+        return {}, code is None, first, second, code
+    return {}, False, None, None, Problem.CITATION_RECORDS
+
+
+def _citation_rows(
+    converted: list[tuple[dict[Any, Any], bool, Any, Any, int | None]],
+    counted: pl.Series | None = None,
+) -> Adapted:
+    rows = [c[0] for c in converted]
+    frame, typed = _columns(rows)
+    pairs = [c[1] for c in converted]
+    form = RowForm(
+        pre=_codes([c[4] for c in converted]),
+        pair=pl.Series(pairs, dtype=pl.Boolean) if any(pairs) else None,
+        first=python_cell([c[2] for c in converted]) if any(pairs) else None,
+        second=python_cell([c[3] for c in converted]) if any(pairs) else None,
+        counted=counted,
+    )
+    return Adapted(frame, typed, form)
+
+
+def citations(items: list[Any]) -> Adapted:
+    """Explicit citation items in order (records, typed citations, pairs)."""
+    if set(map(type, items)) <= {dict}:
+        frame, typed = _columns(items)
+        return Adapted(frame, typed)
+    return _citation_rows(list(map(_citation_item, items)))
+
+
+def _citation_value(value: Any, limit: int) -> tuple[list[Any], int | None]:
+    """The citation-value rule's items of one compact-mapping value (§3.6), or the code of
+    the error the value raises."""
+    if value is None:
+        return [], None
+    if isinstance(value, Mapping | str) or is_int(value):
+        return [value], None
+    if not is_pair_sequence(value):
+        return [], Problem.CITATION_VALUE
+    items: list[Any] = []
+    broken = False
+    try:
+        items = list(itertools.islice(iter(value), limit + 1))
+    except Exception:  # raised by a caller sequence while it was iterated
+        broken = True
+    if broken:
+        return [], Problem.CITATION_ITERABLE
+    if len(items) > limit:
+        return [], Problem.CITATION_LIMIT
+    return items, None
+
+
+def compact_citations(value: Mapping[Any, Any], limit: int) -> Adapted:
+    """A compact citation mapping ``{claim_id: value}`` (§3.4): one row per edge item, in
+    entry order; an entry whose value fails gives one row with its problem code (and ends the
+    conversion: nothing after it can come first). Items stop once the running number exceeds
+    ``limit`` (that item is the first the running bound rejects)."""
+    converted: list[tuple[dict[Any, Any], bool, Any, Any, int | None]] = []
+    counted: list[bool] = []
+    for key, entry in _entries(value, "citation collection", limit):
+        items, code = _citation_value(entry, limit)
+        if code is not None:
+            converted.append(({}, False, None, None, code))
+            counted.append(False)
+            break
+        for item in items:
+            if isinstance(item, Citation):
+                converted.append((_citation_fields(item, key), False, None, None, None))
+            elif isinstance(item, Mapping):
+                record = read_mapping(item, RECORD_KEYS)
+                if "claim_id" not in record:
+                    record = {**record, "claim_id": key}
+                converted.append((record, False, None, None, None))
+            else:
+                converted.append(({}, True, key, item, None))
+            counted.append(True)
+            if len(converted) > limit:
+                break
+        if len(converted) > limit:
+            break
+    return _citation_rows(converted, pl.Series(counted, dtype=pl.Boolean))
+
+
+# -- compact claim, evidence and adjudication mappings ---------------------------------------
+
+
+def _offset_pair(value: Any) -> bool:
+    """A non-string sequence of exactly two non-bool ints."""
+    if not is_pair_sequence(value):
+        return False
+    pair = False
+    broken = False
+    try:
+        pair = len(value) == 2 and is_int(value[0]) and is_int(value[1])
+    except Exception:  # raised by a caller sequence
+        broken = True
+    if broken:
+        raise _caller_failed()
+    return pair
+
+
+def _split(entries: list[tuple[Any, Any]]) -> tuple[list[Any], list[Any]]:
+    return list(map(operator.itemgetter(0), entries)), list(map(operator.itemgetter(1), entries))
+
+
+def compact_claims(value: Mapping[Any, Any], limit: int) -> Adapted:
+    """A compact claim mapping ``{claim_id: value}`` (§3.3)."""
+    keys, values = _split(_entries(value, "record collection", limit))
+    items: list[Any] = []
+    defaults: list[Any] = []
+    for key, entry in zip(keys, values):
+        if isinstance(entry, Mapping | AtomicClaim):
+            items.append(entry)
+            defaults.append(key if isinstance(entry, Mapping) else None)
+        elif _offset_pair(entry):
+            items.append({"claim_id": key, "start": entry[0], "end": entry[1]})
+            defaults.append(None)
+        else:
+            items.append({"claim_id": key, "citations": entry})
+            defaults.append(None)
+    adapted = records(items, "claim", RowForm(default=python_cell(defaults)))
+    return Adapted(adapted.frame, adapted.typed, adapted.form, python_cell(keys))
+
+
+def compact_evidence(value: Mapping[Any, Any], limit: int) -> Adapted:
+    """A compact evidence mapping ``{evidence_id: value}`` (§3.4)."""
+    keys, values = _split(_entries(value, "record collection", limit))
+    items: list[Any] = []
+    defaults: list[Any] = []
+    shape: list[int | None] = []
+    for key, entry in zip(keys, values):
+        code = None
+        if isinstance(entry, Mapping | EvidenceSpan):
+            items.append(entry)
+            defaults.append(key if isinstance(entry, Mapping) else None)
+        elif _offset_pair(entry):
+            items.append({"evidence_id": key, "start": entry[0], "end": entry[1]})
+            defaults.append(None)
+        else:
+            items.append({})
+            defaults.append(None)
+            code = Problem.EVIDENCE_VALUES
+        shape.append(code)
+    adapted = records(items, "evidence", RowForm(default=python_cell(defaults)))
+    return Adapted(adapted.frame, adapted.typed, adapted.form, python_cell(keys), _codes(shape))
+
+
+def compact_adjudications(value: Mapping[Any, Any], limit: int) -> Adapted:
+    """A compact adjudication mapping ``{claim_id: record}`` (§3.4)."""
+    keys, values = _split(_entries(value, "record collection", limit))
+    defaults = [
+        None if isinstance(entry, ClinicianAdjudication) else key
+        for key, entry in zip(keys, values)
+    ]
+    adapted = records(values, "adjudication", RowForm(default=python_cell(defaults)))
+    return Adapted(adapted.frame, adapted.typed, adapted.form, python_cell(keys))
+
+
+def source_lengths(value: Any, limit: int) -> tuple[Cell, Cell] | None:
+    """``source_lengths`` (§3.4): its keys and values as cells, or ``None`` for none."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise fail("source_lengths must be a mapping", "collection")
+    keys, values = _split(_entries(value, "source collection", limit))
+    return python_cell(keys), python_cell(values)

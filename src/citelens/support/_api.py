@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -21,8 +20,17 @@ from citelens._pseudonym import pseudonymise
 from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
 from citelens.limits import Limits
-from citelens.support._adapter import empty_frame, python_records_table
-from citelens.support._cells import Cell, constant, csv_cells
+from citelens.support import _adapter
+from citelens.support._adapter import (
+    ADJUDICATION_RECORD_KEYS,
+    CITATION_RECORD_KEYS,
+    CLAIM_RECORD_KEYS,
+    EVIDENCE_RECORD_KEYS,
+    Adapted,
+    empty_frame,
+    has_any_key,
+)
+from citelens.support._cells import constant, csv_cells
 from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
 from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS, PROBLEMS
@@ -33,6 +41,8 @@ from citelens.support._normalize import (
     citation_stage,
     claim_stage,
     evidence_stage,
+    key_stage,
+    source_length_stage,
 )
 from citelens.support._records import (
     AtomicClaim,
@@ -50,18 +60,6 @@ from citelens.support._report import (
     DeterministicSpanChecks,
     SupportTables,
     _guard,
-    caller_objects,
-)
-from citelens.support._rows import (
-    ADJUDICATION_RECORD_KEYS,
-    CITATION_RECORD_KEYS,
-    CLAIM_RECORD_KEYS,
-    EVIDENCE_RECORD_KEYS,
-    adjudication_rows,
-    citation_rows,
-    claim_rows,
-    evidence_rows,
-    source_length_rows,
 )
 from citelens.support._rules import fail
 from citelens.support._schema import ADJUDICATION_SCHEMA, CLAIM_SCHEMA, EDGE_SCHEMA, EVIDENCE_SCHEMA
@@ -157,50 +155,12 @@ def _with_doc(frame: pl.DataFrame, document: int) -> pl.DataFrame:
     return frame.with_columns(pl.lit(document, dtype=pl.UInt32).alias(DOC))
 
 
-def _polars(value: Any) -> Any:
-    """Row-path Arrow tables become Polars frames; tuples convert element-wise."""
-    if isinstance(value, tuple):
-        return tuple(_polars(item) for item in value)
-    if isinstance(value, pa.Table):
-        frame = pl.from_arrow(value)
-        assert isinstance(frame, pl.DataFrame)
-        return frame
-    return value
-
-
 def _raise_first(problem: pl.Series) -> None:
     """Raise the catalogue error of the first row with a problem (input order)."""
     rows = problem.is_not_null().arg_true()
     if len(rows):
         message, category = PROBLEMS[int(problem[int(rows[0])])]
         raise fail(message, category)
-
-
-@dataclass(frozen=True)
-class _Engine:
-    """How one collection reaches the rule engine: a frame, and typed CSV cells if any."""
-
-    frame: pl.DataFrame
-    typed: dict[str, Cell] | None
-
-
-def _engine_input(kind: str, payload: Any, csv: bool) -> _Engine | None:
-    """The frame the columnar engine evaluates, or ``None`` for Python objects that are not
-    representable as typed columns (typed records, non-dict rows, mixed Python types)."""
-    table: pa.Table | None
-    if kind == "table":
-        table = payload
-    elif kind == "rows":
-        table = python_records_table(payload) if payload else None
-        if table is None:
-            return None
-    else:
-        return None
-    frame = pl.from_arrow(table)
-    assert isinstance(frame, pl.DataFrame)
-    return _Engine(
-        frame, csv_cells(frame, CSV_INTEGER_COLUMNS, CSV_BOOLEAN_COLUMNS) if csv else None
-    )
 
 
 def _zero(frame: pl.DataFrame) -> pl.Series:
@@ -217,38 +177,52 @@ def _collection(
     limit: int,
     record_keys: frozenset[str],
     empty: tuple[pa.Schema, ...],
-    engine: Callable[[_Engine], Any],
-    rows: Callable[[Any], Any],
+    engine: Callable[[Adapted], Any],
+    rows: Callable[[list[Any]], Adapted],
+    compact: Callable[[Mapping[Any, Any], int], Adapted],
 ) -> Any:
-    """One collection stage: classify, then evaluate by the columnar rule engine (which names
-    the first defective row); Python objects that are not typed columns take the record rules."""
+    """One collection stage: classify, adapt (tables as they are; Python objects by the thin
+    adapter), then evaluate by the columnar rule engine, which names the first defective row.
+    A compact mapping's first pass (its keys, and what its values are) is evaluated first."""
     kind, payload = _classify(value, name, limit)
-    if kind == "empty":
+    if kind == "empty" or (kind == "rows" and not payload):
         frames = tuple(empty_frame(schema) for schema in empty)
         return frames if len(frames) > 1 else frames[0]
+    if kind == "table":
+        frame = pl.from_arrow(payload)
+        assert isinstance(frame, pl.DataFrame)
+        csv = _io.data_file_suffix(value) == ".csv"
+        typed = csv_cells(frame, CSV_INTEGER_COLUMNS, CSV_BOOLEAN_COLUMNS) if csv else {}
+        return engine(Adapted(frame, typed))
     if kind == "json_object":
-        return _polars(caller_objects(lambda: rows(_json_object(payload, record_keys))))
-    columnar = _engine_input(kind, payload, _io.data_file_suffix(value) == ".csv")
-    if columnar is not None:
-        return engine(columnar)
-    if kind == "table":  # a table is always evaluated by the engine
-        raise AssertionError("table input outside the engine")
-    return _polars(caller_objects(lambda: rows(payload)))
+        payload, kind = _json_object(payload, record_keys), "mapping"
+    if kind == "mapping":
+        if has_any_key(payload, record_keys):
+            adapted = rows([payload])
+        else:
+            adapted = compact(payload, limit)
+            if adapted.keys is not None:
+                _raise_first(key_stage(adapted.keys, adapted.key_shape))
+    else:
+        adapted = rows(payload)
+    return engine(adapted)
 
 
-def _claims_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[_Engine], Any]:
-    def run(data: _Engine) -> tuple[pl.DataFrame, pl.DataFrame]:
-        stage = claim_stage(data.frame, _zero(data.frame), bounds.citations, lengths, data.typed)
+def _claims_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[Adapted], Any]:
+    def run(data: Adapted) -> tuple[pl.DataFrame, pl.DataFrame]:
+        stage = claim_stage(
+            data.frame, _zero(data.frame), bounds.citations, lengths, data.typed, form=data.form
+        )
         _raise_first(stage.problem)
         return _drop_doc(stage.claims), _drop_doc(stage.edges)
 
     return run
 
 
-def _evidence_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[_Engine], Any]:
-    def run(data: _Engine) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _evidence_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[Adapted], Any]:
+    def run(data: Adapted) -> tuple[pl.DataFrame, pl.DataFrame]:
         stage = evidence_stage(
-            data.frame, _zero(data.frame), bounds.adjudications, lengths, data.typed
+            data.frame, _zero(data.frame), bounds.adjudications, lengths, data.typed, form=data.form
         )
         _raise_first(stage.problem)
         return _drop_doc(stage.evidence), _drop_doc(stage.adjudications)
@@ -256,16 +230,31 @@ def _evidence_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[_Eng
     return run
 
 
-def _citations_engine(data: _Engine) -> pl.DataFrame:
-    stage = citation_stage(data.frame, _zero(data.frame), data.typed)
-    _raise_first(stage.problem)
-    return _drop_doc(stage.edges)
+def _citations_engine(bounds: _Bounds) -> Callable[[Adapted], Any]:
+    def run(data: Adapted) -> pl.DataFrame:
+        stage = citation_stage(
+            data.frame, _zero(data.frame), data.typed, form=data.form, limit=bounds.citations
+        )
+        _raise_first(stage.problem)
+        return _drop_doc(stage.edges)
+
+    return run
 
 
-def _adjudications_engine(data: _Engine) -> pl.DataFrame:
-    stage = adjudication_stage(data.frame, _zero(data.frame), data.typed)
+def _adjudications_engine(data: Adapted) -> pl.DataFrame:
+    stage = adjudication_stage(data.frame, _zero(data.frame), data.typed, form=data.form)
     _raise_first(stage.problem)
     return _drop_doc(stage.adjudications)
+
+
+def _source_lengths(value: Any, limit: int) -> dict[str, int]:
+    """Stage 1: ``source_lengths`` through the adapter and the engine."""
+    cells = _adapter.source_lengths(value, limit)
+    if cells is None:
+        return {}
+    lengths, problem = source_length_stage(*cells)
+    _raise_first(problem)
+    return lengths
 
 
 def _compute(
@@ -276,7 +265,7 @@ def _compute(
     source_lengths: Any,
     bounds: _Bounds,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    lengths = caller_objects(lambda: source_length_rows(source_lengths, bounds.evidence))
+    lengths = _source_lengths(source_lengths, bounds.evidence)
 
     # Stage 2: claims.
     claim_table, embedded_edges = _collection(
@@ -286,9 +275,8 @@ def _compute(
         CLAIM_RECORD_KEYS,
         (CLAIM_SCHEMA, EDGE_SCHEMA),
         _claims_engine(bounds, lengths),
-        lambda v: claim_rows(
-            v, claim_limit=bounds.claims, citation_limit=bounds.citations, source_lengths=lengths
-        ),
+        lambda items: _adapter.records(items, "claim"),
+        _adapter.compact_claims,
     )
     # Stage 3: evidence.
     evidence_table, embedded_adj = _collection(
@@ -298,12 +286,8 @@ def _compute(
         EVIDENCE_RECORD_KEYS,
         (EVIDENCE_SCHEMA, ADJUDICATION_SCHEMA),
         _evidence_engine(bounds, lengths),
-        lambda v: evidence_rows(
-            v,
-            evidence_limit=bounds.evidence,
-            adjudication_limit=bounds.adjudications,
-            source_lengths=lengths,
-        ),
+        lambda items: _adapter.records(items, "evidence"),
+        _adapter.compact_evidence,
     )
 
     # Stages 4-5: duplicate identifiers.
@@ -321,8 +305,9 @@ def _compute(
         bounds.citations,
         CITATION_RECORD_KEYS,
         (EDGE_SCHEMA,),
-        _citations_engine,
-        lambda v: citation_rows(v, citation_limit=bounds.citations),
+        _citations_engine(bounds),
+        _adapter.citations,
+        _adapter.compact_citations,
     )
     if embedded_edges.height + explicit_edges.height > bounds.citations:
         raise fail("citation collection exceeds the record limit", "limit")
@@ -341,7 +326,8 @@ def _compute(
         ADJUDICATION_RECORD_KEYS,
         (ADJUDICATION_SCHEMA,),
         _adjudications_engine,
-        lambda v: adjudication_rows(v, adjudication_limit=bounds.adjudications),
+        lambda items: _adapter.records(items, "adjudication"),
+        _adapter.compact_adjudications,
     )
     if embedded_adj.height + explicit_adj.height > bounds.adjudications:
         raise fail("adjudication collection exceeds the record limit", "limit")
@@ -534,9 +520,18 @@ def _evaluate(
     limits: Limits,
 ) -> CitationSupportReport:
     bounds = _Bounds(limits)
-    claim_frame, evidence_frame, edge_frame, adjudication_frame = _compute(
-        claims, evidence, citations, adjudications, source_lengths, bounds
-    )
+    frames = _compute(claims, evidence, citations, adjudications, source_lengths, bounds)
+    return report_of_frames(*frames)
+
+
+def report_of_frames(
+    claim_frame: pl.DataFrame,
+    evidence_frame: pl.DataFrame,
+    edge_frame: pl.DataFrame,
+    adjudication_frame: pl.DataFrame,
+) -> CitationSupportReport:
+    """The report of one document's canonical frames (claims, evidence, all edges, all
+    adjudications, each with ``_d = 0``)."""
     # A single call is a corpus of one document (``_d = 0``): the same kernel, digests and
     # report derivation as every corpus batch.
     documents = pl.DataFrame({DOC: [0]}, schema={DOC: pl.UInt32})

@@ -8,13 +8,13 @@ order, and the first failing check of every row becomes its problem code.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import polars as pl
 
-from citelens.io import drop_nulls
 from citelens.support._cells import (
     ABSENT,
     BIG,
@@ -28,8 +28,11 @@ from citelens.support._cells import (
     cell_of,
     constant,
     first_value,
+    python_values,
+    where_cell,
 )
-from citelens.support._rules import FLAG_KEYS, LABEL_KEYS, LABEL_SPELLINGS
+from citelens.support._pyvalues import item_cell, list_items, struct_fields
+from citelens.support._rules import FLAG_KEYS, LABEL_KEYS, LABEL_SPELLINGS, fail
 
 __all__ = [
     "CSV_BOOLEAN_COLUMNS",
@@ -76,6 +79,19 @@ class Problem:
     LABEL_CONFLICT: Final = 17
     ADJUDICATION_FIELDS: Final = 18
     ADJUDICATION_LIMIT: Final = 19
+    # what the adapter finds while converting an item (record conversion, item shapes)
+    CLAIM_NOT_NORMALIZED: Final = 20
+    EVIDENCE_NOT_NORMALIZED: Final = 21
+    ADJUDICATION_NOT_NORMALIZED: Final = 22
+    CLAIM_NOT_MAPPING: Final = 23
+    EVIDENCE_NOT_MAPPING: Final = 24
+    ADJUDICATION_NOT_MAPPING: Final = 25
+    EVIDENCE_VALUES: Final = 26
+    CITATION_TUPLE: Final = 27
+    CITATION_RECORDS: Final = 28
+    CITATION_ITERABLE: Final = 29
+    INPUT: Final = 30
+    CITATION_IDS_SEQUENCE: Final = 31
 
 
 PROBLEMS: Final[tuple[tuple[str, str], ...]] = (
@@ -99,7 +115,30 @@ PROBLEMS: Final[tuple[tuple[str, str], ...]] = (
     ("conflicting adjudication labels", "value"),
     ("adjudication requires claim, evidence, and label", "record"),
     ("adjudication collection exceeds the record limit", "limit"),
+    ("claim record cannot be normalized", "record"),
+    ("evidence record cannot be normalized", "record"),
+    ("adjudication record cannot be normalized", "record"),
+    ("claim record must be a mapping", "record"),
+    ("evidence record must be a mapping", "record"),
+    ("adjudication record must be a mapping", "record"),
+    ("evidence mapping values must be records or spans", "record"),
+    ("citation tuple must contain two identifiers", "record"),
+    ("citation records must be mappings or pairs", "record"),
+    ("citation collection must be an iterable of records", "collection"),
+    ("citation-support input cannot be normalized", "input"),
+    ("citation identifiers must be a sequence", "record"),
 )
+
+NOT_NORMALIZED: Final = {
+    "claim": Problem.CLAIM_NOT_NORMALIZED,
+    "evidence": Problem.EVIDENCE_NOT_NORMALIZED,
+    "adjudication": Problem.ADJUDICATION_NOT_NORMALIZED,
+}
+NOT_MAPPING: Final = {
+    "claim": Problem.CLAIM_NOT_MAPPING,
+    "evidence": Problem.EVIDENCE_NOT_MAPPING,
+    "adjudication": Problem.ADJUDICATION_NOT_MAPPING,
+}
 
 Check = tuple[pl.Series, int]
 """Rows that fail a check (Boolean) and the problem code they get."""
@@ -165,6 +204,8 @@ def identifier_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
     """The identifier rule: text or integer, stripped, 1–256 code points, no control."""
     textual = cell.is_kind(STR, INT, BIG)
     stripped, bad = _identifier_text(cell.s)
+    if cell.sur is not None:
+        bad = bad | cell.sur  # a lone surrogate (decision i)
     return stripped, [(~textual, Problem.ID_NOT_STRING), (textual & bad, Problem.ID_INVALID)]
 
 
@@ -201,51 +242,52 @@ def _absent(n: int) -> Cell:
 
 
 def _nested_offsets(cell: Cell, n: int) -> tuple[Cell, Cell, list[Check]]:
-    """Nested start/end of one nested span value (a struct or a two-element list)."""
+    """Nested start/end of one nested span value (a mapping or a two-element sequence)."""
     checks: list[Check] = []
     start, end = _absent(n), _absent(n)
-    raw = cell.raw
-    if raw is None:
+    if cell.raw is None and cell.py is None:
         return start, end, checks
-    if isinstance(raw.dtype, pl.Struct):
-        fields = {f.name: cell_of(raw.struct.field(f.name)) for f in raw.dtype.fields}
-        # a null struct row has no nested offsets
-        mask = cell.kind == STRUCT
+    structs = cell.kind == STRUCT
+    if bool(structs.any()):
+        fields = struct_fields(cell, (*NESTED_START, *NESTED_END))
         start, start_conflict = group(fields, NESTED_START, n)
         end, end_conflict = group(fields, NESTED_END, n)
-        start = _masked(start, mask)
-        end = _masked(end, mask)
+        # a null struct row has no nested offsets
+        start = _masked(start, structs)
+        end = _masked(end, structs)
         checks += [
-            (mask & start_conflict, Problem.CONFLICT),
-            (mask & end_conflict, Problem.CONFLICT),
+            (structs & start_conflict, Problem.CONFLICT),
+            (structs & end_conflict, Problem.CONFLICT),
         ]
-    elif isinstance(raw.dtype, pl.List | pl.Array):
-        values = raw.cast(pl.List(raw.dtype.inner)) if isinstance(raw.dtype, pl.Array) else raw
-        mask = cell.kind == LIST
-        checks.append((mask & (values.list.len() != 2).fill_null(False), Problem.SPAN_TUPLE))
-        ok = mask & (values.list.len() == 2).fill_null(False)
-        start = _masked(cell_of(values.list.get(0, null_on_oob=True)), ok)
-        end = _masked(cell_of(values.list.get(1, null_on_oob=True)), ok)
+    lists = cell.kind == LIST
+    if bool(lists.any()):
+        raw = cell.raw
+        if raw is not None and isinstance(raw.dtype, pl.List | pl.Array):
+            values = raw.cast(pl.List(raw.dtype.inner)) if isinstance(raw.dtype, pl.Array) else raw
+            length = values.list.len()
+            first = cell_of(values.list.get(0, null_on_oob=True))
+            second = cell_of(values.list.get(1, null_on_oob=True))
+        else:
+            items = list_items(cell)
+            length = items.length
+            first, second = item_cell(items, 0, n), item_cell(items, 1, n)
+        checks.append((lists & (length != 2).fill_null(False), Problem.SPAN_TUPLE))
+        ok = lists & (length == 2).fill_null(False)
+        start = where_cell(ok, first, start)
+        end = where_cell(ok, second, end)
     return start, end, checks
 
 
 def _masked(cell: Cell, mask: pl.Series) -> Cell:
     kind = _where(mask, cell.kind, pl.lit(ABSENT, pl.UInt8))
-    return Cell(kind, cell.s, cell.i, cell.u, cell.f, cell.raw)
+    return dataclasses.replace(cell, kind=kind)
 
 
 def _choose(cells: list[Cell], chosen: pl.Series) -> Cell:
     """Per row, the cell at position ``chosen`` (absent where ``chosen`` is null)."""
     out = _absent(len(chosen))
     for position, cell in enumerate(cells):
-        take = (chosen == position).fill_null(False)
-        out = Cell(
-            _where(take, cell.kind, out.kind),
-            _where(take, cell.s, out.s),
-            _where(take, cell.i, out.i),
-            _where(take, cell.u, out.u),
-            _where(take, cell.f, out.f),
-        )
+        out = where_cell((chosen == position).fill_null(False), cell, out)
     return out
 
 
@@ -347,9 +389,8 @@ def claim_type_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
     none = (cell.kind == ABSENT) | ((cell.kind == STR) & (cell.s == "")).fill_null(False)
     text = _python_text(cell)
     other = ~none & ~cell.is_kind(STR, INT, BIG, BOOL, FLOAT)
-    if bool(other.any()) and cell.raw is not None:
-        nested = _map_distinct_raw(cell.raw, other)
-        text = _where(other, nested, text)
+    if bool(other.any()):
+        text = _where(other, _python_str(cell, other), text)
     normal = (
         _casefold(text.str.strip_chars(whitespace()))
         .str.replace_all(r"[^a-z0-9_.-]+", "-")
@@ -359,11 +400,20 @@ def claim_type_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
     return _where(none, pl.lit(""), normal), [(~none & ~ok, Problem.CLAIM_TYPE)]
 
 
-def _map_distinct_raw(raw: pl.Series, rows: pl.Series) -> pl.Series:
+def _python_str(cell: Cell, rows: pl.Series) -> pl.Series:
+    """``str(value)`` of nested and foreign values (Python's own text; caller ``__str__``
+    runs here, and what it raises is the contract's input error)."""
     index = rows.arg_true()
-    out = constant(None, len(raw), pl.String)
-    values = [str(drop_nulls(v)) for v in raw.gather(index).to_list()]
-    return out.scatter(index, pl.Series(values, dtype=pl.String)) if len(index) else out
+    out = constant(None, len(rows), pl.String)
+    texts: list[str] = []
+    broken = False
+    try:
+        texts = [str(v) for v in python_values(cell, index)]
+    except Exception:  # raised by a caller object's __str__
+        broken = True
+    if broken:
+        raise fail("citation-support input cannot be normalized", "input")
+    return out.scatter(index, pl.Series(texts, dtype=pl.String)) if len(index) else out
 
 
 def _normal_label(cell: Cell) -> tuple[pl.Series, pl.Series, pl.Series]:
@@ -401,8 +451,10 @@ def label_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:
         if key not in cells:
             continue
         flag = cells[key]
-        flags_present = flags_present | flag.present
-        checks.append((flag.present & (flag.kind != BOOL), Problem.FLAG_NOT_BOOL))
+        # a flag key holding None is present (and not a boolean) in a Python mapping
+        keyed = flag.present if flag.keyed is None else flag.keyed
+        flags_present = flags_present | keyed
+        checks.append((keyed & (flag.kind != BOOL), Problem.FLAG_NOT_BOOL))
         is_bool = flag.kind == BOOL
         collected.append(_where(is_bool & (flag.i == 1), pl.lit(target), pl.lit(None, pl.String)))
         false_targets.append(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 __all__ = ["LABELS", "REASON_CODES", "KernelResult", "run_kernel", "span_status"]
@@ -107,34 +108,27 @@ def run_kernel(
     edges = raw_edges.join(claim_codes, on=claim_key, how="left").join(
         evidence_codes, on=evidence_key, how="left"
     )
-    # Exact de-duplication of the five-tuple (per document). Known identifiers are keyed by
-    # their code (which implies the document); an unknown one keeps its string.
-    if edges["_c"].null_count() == 0 and edges["_e"].null_count() == 0:
-        key = ["_c", "_e", "start", "end", "source_id"]
-        edges = edges.group_by(key).agg(
-            pl.len().cast(pl.Int64).alias("multiplicity"), pl.col(DOC).first()
-        )
-        edges = edges.with_columns(
-            pl.lit(None, dtype=pl.String).alias("_mc"), pl.lit(None, dtype=pl.String).alias("_me")
-        )
-    else:
-        edges = edges.with_columns(
+    adjudications = adjudications.join(claim_codes, on=claim_key, how="left").join(
+        evidence_codes, on=evidence_key, how="left"
+    )
+    # Rank codes: the position of (document, identifier) in byte order among the known and
+    # the unknown identifiers alike, so that sorting by rank is sorting by identifier.
+    edges, adjudications = _with_ranks(claims, claim_key, "_c", "_rc", [edges, adjudications])
+    edges, adjudications = _with_ranks(evidence, evidence_key, "_e", "_re", [edges, adjudications])
+    edges = _deduplicated(
+        edges.with_columns(
             pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
             pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
-        )
-        key = [DOC, "_c", "_e", "_mc", "_me", "start", "end", "source_id"]
-        edges = edges.group_by(key).agg(pl.len().cast(pl.Int64).alias("multiplicity"))
-    edges = edges.join(
-        evidence.select(
-            "_e",
-            pl.col("start").alias("_ev_start"),
-            pl.col("end").alias("_ev_end"),
-            pl.col("source_id").alias("_ev_source"),
-            pl.col("source_length").alias("_ev_length"),
-            pl.col("span_status").alias("_ev_status"),
-        ),
-        on="_e",
-        how="left",
+            _rank_key(),
+        ).drop("_rc", "_re")
+    )
+    # Evidence attributes by code: ``_e`` is the row position in ``evidence`` (a gather).
+    edges = edges.with_columns(
+        _gather(evidence, "start", edges["_e"], "_ev_start"),
+        _gather(evidence, "end", edges["_e"], "_ev_end"),
+        _gather(evidence, "source_id", edges["_e"], "_ev_source"),
+        _gather(evidence, "source_length", edges["_e"], "_ev_length"),
+        _gather(evidence, "span_status", edges["_e"], "_ev_status"),
     )
     start, end = pl.col("start"), pl.col("end")
     reason = (
@@ -158,29 +152,29 @@ def run_kernel(
         .then(pl.lit("citation_outside_evidence"))
         .otherwise(pl.lit(None, dtype=pl.String))
     )
-    edges = (
-        edges.with_columns(reason.alias("reason"))
-        .with_columns(pl.col("reason").is_null().alias("valid"))
-        .drop("_ev_start", "_ev_end", "_ev_source", "_ev_length", "_ev_status")
+    edges = edges.with_columns(reason.alias("reason"), _pair_key()).with_columns(
+        pl.col("reason").is_null().alias("valid")
     )
+    edges = edges.drop("_ev_start", "_ev_end", "_ev_source", "_ev_length", "_ev_status")
 
     # Adjudications: a row is matched when its pair has a valid edge; a pair's labels
-    # collapse to one effective label (``unclear`` when they disagree).
-    adjudications = (
-        adjudications.join(claim_codes, on=claim_key, how="left")
-        .join(evidence_codes, on=evidence_key, how="left")
-        .with_columns(pl.col("label").cast(_LABEL_ENUM))
-    )
-    valid_pairs = (
-        edges.filter(pl.col("valid")).select("_c", "_e").unique().with_columns(_m=pl.lit(True))
-    )
-    adjudications = adjudications.join(valid_pairs, on=["_c", "_e"], how="left").with_columns(
-        pl.col("_m").fill_null(False).alias("matched")
+    # collapse to one effective label (``unclear`` when they disagree). A pair is keyed by
+    # one integer, ``_c * 2**32 + _e`` (null when either identifier is unknown).
+    adjudications = adjudications.with_columns(
+        pl.col("label").cast(_LABEL_ENUM), _pair_key(), _rank_key()
+    ).drop("_rc", "_re")
+    valid_pairs = edges.filter(pl.col("valid"))[_PAIR].unique()
+    adjudications = adjudications.with_columns(
+        pl.col(_PAIR).is_in(valid_pairs.implode()).fill_null(False).alias("matched")
     )
     pair_labels = (
         adjudications.filter(pl.col("matched"))
-        .group_by("_c", "_e")
-        .agg(pl.col("label").min().alias("_low"), pl.col("label").max().alias("_high"))
+        .group_by(_PAIR)
+        .agg(
+            pl.col("_c").first(),
+            pl.col("label").min().alias("_low"),
+            pl.col("label").max().alias("_high"),
+        )
         .with_columns(
             pl.when(pl.col("_low") != pl.col("_high"))
             .then(pl.lit("unclear", dtype=_LABEL_ENUM))
@@ -188,25 +182,28 @@ def run_kernel(
             .alias("pair_label"),
             (pl.col("_low") != pl.col("_high")).alias("_conflict"),
         )
-        .join(claims.select("_c", DOC), on="_c", how="left")
     )
-    edges = edges.join(
-        pair_labels.select("_c", "_e", "pair_label"), on=["_c", "_e"], how="left"
-    ).with_columns(
-        pl.when(pl.col("valid")).then(pl.col("pair_label")).otherwise(None).alias("label")
+    pair_labels = pair_labels.with_columns(_gather(claims, DOC, pair_labels["_c"], DOC))
+    edges = (
+        edges.join(
+            pair_labels.select(_PAIR, "pair_label"), on=_PAIR, how="left", maintain_order="left"
+        )
+        .with_columns(
+            pl.when(pl.col("valid")).then(pl.col("pair_label")).otherwise(None).alias("label")
+        )
+        .drop(_PAIR)
     )
     claim_flags = pair_labels.group_by("_c").agg(
         pl.lit(True).alias("adjudicated"),
         (pl.col("pair_label") == "supports").any().alias("supported"),
     )
-    attached = edges.filter(pl.col("_c").is_not_null())
     claims = claims.join(claim_flags, on="_c", how="left").with_columns(
-        (~pl.col("_c").is_in(attached["_c"].unique().implode())).alias("orphan"),
+        (~_marked(edges["_c"], claims.height)).alias("orphan"),
         pl.col("adjudicated").fill_null(False),
         pl.col("supported").fill_null(False),
     )
     evidence = evidence.with_columns(
-        pl.col("_e").is_in(attached["_e"].drop_nulls().unique().implode()).alias("used")
+        _marked(edges.filter(pl.col("_c").is_not_null())["_e"], evidence.height).alias("used")
     )
 
     docs = documents.select(DOC).unique()
@@ -280,6 +277,93 @@ def run_kernel(
         edges=edges,
         adjudications=adjudications.with_columns(pl.col("label").cast(pl.String)),
     )
+
+
+_PAIR = "_p"
+RANK = "_rk"
+"""Edges and adjudications: ``claim rank * 2**32 + evidence rank`` (sorts by identifiers)."""
+
+
+def _with_ranks(
+    known: pl.DataFrame,
+    key: list[str],
+    code: str,
+    rank: str,
+    frames: list[pl.DataFrame],
+) -> list[pl.DataFrame]:
+    """Add ``rank`` to each of ``frames``: the position of its (document,) identifier in the
+    byte order of the known identifiers (``known``, sorted by ``key``, code = row position)
+    and the unknown ones the frames reference (``code`` null). Without unknown identifiers
+    the rank is the code."""
+    unknown = pl.concat(
+        [frame.filter(pl.col(code).is_null()).select(key) for frame in frames]
+    ).unique()
+    if unknown.height == 0:
+        return [frame.with_columns(pl.col(code).alias(rank)) for frame in frames]
+    union = (
+        pl.concat(
+            [
+                known.select(key).with_columns(pl.lit(True).alias("_known")),
+                unknown.with_columns(pl.lit(False).alias("_known")),
+            ]
+        )
+        .sort(key)
+        .with_row_index(rank)
+    )
+    known_ranks = union.filter(pl.col("_known"))[rank]
+    unknown_ranks = union.filter(~pl.col("_known")).select(*key, rank)
+    out = []
+    for frame in frames:
+        ranks = known_ranks.gather(frame[code]) if known.height else frame[code]
+        missing = frame[code].is_null().arg_true()
+        if len(missing):
+            found = (
+                frame.select(key)
+                .gather(missing)
+                .join(unknown_ranks, on=key, how="left", maintain_order="left")[rank]
+            )
+            ranks = ranks.cast(pl.UInt32).scatter(missing, found)
+        out.append(frame.with_columns(ranks.cast(pl.UInt32).alias(rank)))
+    return out
+
+
+def _rank_key() -> pl.Expr:
+    return (pl.col("_rc").cast(pl.UInt64) * (1 << 32) + pl.col("_re").cast(pl.UInt64)).alias(RANK)
+
+
+def _deduplicated(edges: pl.DataFrame) -> pl.DataFrame:
+    """Exact de-duplication of the five-tuple per document, by sorting: rows sorted by
+    (rank key, start, end, source_id) with nulls first — the order of the provenance digests —
+    and one row per run of equal rows, with the run length as ``multiplicity``."""
+    key = [RANK, "start", "end", "source_id"]
+    edges = edges.sort(key, nulls_last=False)
+    if edges.height == 0:
+        return edges.with_columns(pl.lit(0, dtype=pl.Int64).alias("multiplicity"))
+    first = edges.select(
+        pl.any_horizontal(pl.col(name).ne_missing(pl.col(name).shift()) for name in key)
+    ).to_series()
+    starts = first.arg_true()
+    stops = pl.concat([starts.slice(1), pl.Series([edges.height], dtype=starts.dtype)])
+    return edges.gather(starts).with_columns((stops - starts).cast(pl.Int64).alias("multiplicity"))
+
+
+def _pair_key() -> pl.Expr:
+    """The integer key of a (claim, evidence) pair: ``_c * 2**32 + _e``."""
+    return (pl.col("_c").cast(pl.UInt64) * (1 << 32) + pl.col("_e").cast(pl.UInt64)).alias(_PAIR)
+
+
+def _gather(frame: pl.DataFrame, column: str, codes: pl.Series, name: str) -> pl.Series:
+    """``frame[column]`` at the row positions ``codes`` (null where the code is null)."""
+    if frame.height == 0:
+        return pl.repeat(None, len(codes), dtype=frame.schema[column], eager=True).alias(name)
+    return frame[column].gather(codes).alias(name)
+
+
+def _marked(codes: pl.Series, n: int) -> pl.Series:
+    """For each of ``n`` row positions, whether some non-null code in ``codes`` names it."""
+    marks = np.zeros(n, dtype=bool)
+    marks[codes.drop_nulls().to_numpy()] = True
+    return pl.Series(marks)
 
 
 def _by_code(codes: pl.Series, values: pl.Series, unknown: pl.Series) -> pl.Series:

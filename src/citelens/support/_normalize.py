@@ -6,6 +6,11 @@ a problem column: for every row, the code of the first check of its record rule 
 the contract's step order, or null. A single call raises the first problem row's error; the
 corpus mode gives every document with a problem row its error row. The same expressions decide
 both, so the error a call raises and the document a corpus run flags are found by one pass.
+
+Python records reach these stages through the thin adapter (``_adapter``): their fields as
+frame columns or :class:`~citelens.support._cells.Cell`s (``typed``), and a
+:class:`~citelens.support._cells.RowForm` with what conversion found. Citations and
+adjudications are in :mod:`citelens.support._edges`.
 """
 
 from __future__ import annotations
@@ -23,12 +28,40 @@ from citelens.support._cells import (
     STR,
     STRUCT,
     Cell,
-    cell_of,
+    RowForm,
+    absent_cell,
+    concat_cells,
     constant,
+    filter_cell,
     first_value,
+    gather_cell,
     row_index,
+    where_cell,
+)
+from citelens.support._edges import (
+    DOC,
+    ROW,
+    AdjudicationStage,
+    EdgeStage,
+    Typed,
+    adjudication_stage,
+    cells_of,
+    citation_rule,
+    citation_stage,
+    code_checks,
+    edge_frame,
+    key_stage,
+    running_over,
+    source_length_stage,
+    where,
+    with_default,
 )
 from citelens.support._fields import (
+    NESTED_ALIASES,
+    NESTED_END,
+    NESTED_START,
+    SPAN_END,
+    SPAN_START,
     Check,
     Problem,
     claim_type_rule,
@@ -40,6 +73,7 @@ from citelens.support._fields import (
     optional_identifier_rule,
     span_rule,
 )
+from citelens.support._pyvalues import list_items, struct_fields
 from citelens.support._records import (
     CLAIM_CITATION_ALIASES,
     CLAIM_ID_ALIASES,
@@ -65,25 +99,25 @@ __all__ = [
     "citation_stage",
     "claim_stage",
     "evidence_stage",
+    "key_stage",
+    "source_length_stage",
 ]
 
-DOC: Final = "_d"
-ROW: Final = "_row"
-
-
-Typed = Mapping[str, Cell]
-"""Cells that replace a frame's own columns (CSV columns typed cell by cell)."""
-
-
-def _cells(frame: pl.DataFrame, typed: Typed | None) -> dict[str, Cell]:
-    cells = {name: cell_of(frame[name]) for name in frame.columns if name not in (DOC, ROW)}
-    if typed:
-        cells.update(typed)
-    return cells
-
-
-def _where(mask: pl.Series, then: pl.Series | object, otherwise: pl.Series | object) -> pl.Series:
-    return pl.select(pl.when(mask).then(then).otherwise(otherwise)).to_series()  # type: ignore[arg-type]
+# The keys the citation record rule reads from a mapping item of a claim's citation list.
+_ITEM_KEYS: Final = frozenset(
+    (
+        *EDGE_CLAIM_ALIASES,
+        *EDGE_EVIDENCE_ALIASES,
+        *ITEM_EVIDENCE_ALIASES,
+        *EDGE_SOURCE_ALIASES,
+        "source_id",
+        *SPAN_START,
+        *SPAN_END,
+        *NESTED_ALIASES,
+        *NESTED_START,
+        *NESTED_END,
+    )
+)
 
 
 def _lengths(length: pl.Series, source: pl.Series, lengths: Mapping[str, int]) -> pl.Series:
@@ -100,14 +134,6 @@ def _lengths(length: pl.Series, source: pl.Series, lengths: Mapping[str, int]) -
         .select(pl.coalesce("_own", "_length"))
         .to_series()
     )
-
-
-@dataclass(frozen=True)
-class EdgeStage:
-    """Edges (claim_id, evidence_id, start, end, source_id, _d, _row) and row problems."""
-
-    edges: pl.DataFrame
-    problem: pl.Series
 
 
 @dataclass(frozen=True)
@@ -128,185 +154,53 @@ class EvidenceStage:
     problem: pl.Series
 
 
-@dataclass(frozen=True)
-class AdjudicationStage:
-    """Explicit adjudications and the problem of every row."""
-
-    adjudications: pl.DataFrame
-    problem: pl.Series
-
-
-def _running_over(counts: pl.Series, doc: pl.Series, limit: int) -> pl.Series:
-    """Rows at which the running per-document total of ``counts`` first exceeds ``limit``."""
-    running = (
-        pl.DataFrame({"c": counts, DOC: doc}).select(pl.col("c").cum_sum().over(DOC)).to_series()
-    )
-    return running > limit
-
-
-# -- citations: explicit records and mapping items ----------------------------------------------
-
-
-def _citation_rule(
-    cells: dict[str, Cell], n: int, default_claim: pl.Series | None = None
-) -> tuple[dict[str, pl.Series], list[Check]]:
-    """The citation record rule (§3.5): claim, evidence, span, source id, identifiers."""
-    if default_claim is not None:
-        # a mapping item without a ``claim_id`` key gets the claim's normalised identifier
-        own = cells.get("claim_id")
-        given = cell_of(default_claim)
-        cells = {**cells, "claim_id": given if own is None else _prefer(own, given)}
-    claim, claim_conflict = group(cells, EDGE_CLAIM_ALIASES, n)
-    evidence, evidence_conflict = group(cells, EDGE_EVIDENCE_ALIASES, n)
-    start, end, span_checks = span_rule(cells, n)
-    source, source_conflict = group(cells, EDGE_SOURCE_ALIASES, n)
-    if "source_id" in cells:
-        fallback = cells["source_id"]
-        source = _prefer(source, fallback)
-    claim_id, claim_checks = identifier_rule(claim)
-    evidence_id, evidence_checks = identifier_rule(evidence)
-    source_id, source_checks = optional_identifier_rule(source)
-    checks: list[Check] = [
-        (claim_conflict, Problem.CONFLICT),
-        (evidence_conflict, Problem.CONFLICT),
-        (~claim.present | ~evidence.present, Problem.CITATION_IDS),
-        *span_checks,
-        (source_conflict, Problem.CONFLICT),
-        *claim_checks,
-        *evidence_checks,
-        *source_checks,
-    ]
-    columns = {
-        "claim_id": claim_id,
-        "evidence_id": evidence_id,
-        "start": start,
-        "end": end,
-        "source_id": source_id,
-    }
-    return columns, checks
-
-
-def _prefer(first: Cell, second: Cell) -> Cell:
-    """``first`` where present, else ``second`` (no conflict check)."""
-    take = ~first.present
-    return Cell(
-        _where(take, second.kind, first.kind),
-        _where(take, second.s, first.s),
-        _where(take, second.i, first.i),
-        _where(take, second.u, first.u),
-        _where(take, second.f, first.f),
-    )
-
-
-def _edge_frame(columns: dict[str, pl.Series], doc: pl.Series, row: pl.Series) -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "claim_id": columns["claim_id"].cast(pl.String),
-            "evidence_id": columns["evidence_id"].cast(pl.String),
-            "start": columns["start"].cast(pl.Int64),
-            "end": columns["end"].cast(pl.Int64),
-            "source_id": columns["source_id"].cast(pl.String),
-            DOC: doc.cast(pl.UInt32),
-            ROW: row.cast(pl.UInt32),
-        }
-    )
-
-
-def citation_stage(frame: pl.DataFrame, doc: pl.Series, typed: Typed | None = None) -> EdgeStage:
-    """Explicit citation records (§5 stage 6): one edge per row."""
-    n = frame.height
-    columns, checks = _citation_rule(_cells(frame, typed), n)
-    row = row_index(n)
-    return EdgeStage(_edge_frame(columns, doc, row), first_problem(checks, n))
-
-
 # -- claims ---------------------------------------------------------------------------------
-
-
-def _struct_cells(series: pl.Series) -> dict[str, Cell]:
-    dtype = series.dtype
-    assert isinstance(dtype, pl.Struct)
-    return {f.name: cell_of(series.struct.field(f.name)) for f in dtype.fields}
 
 
 @dataclass(frozen=True)
 class _Items:
     """Citation items of claim rows, in claim order then item order: the claim row of each
-    item, its value as a cell, and the struct of mapping items (null for other items)."""
+    item, its value as a cell, the fields of mapping items, and the claim rows whose citation
+    sequence could not be iterated."""
 
     row: pl.Series
     cell: Cell
-    raw: pl.Series | None
-
-
-def _concat_cells(cells: list[Cell]) -> Cell:
-    return Cell(
-        pl.concat([c.kind for c in cells]),
-        pl.concat([c.s for c in cells]),
-        pl.concat([c.i for c in cells]),
-        pl.concat([c.u for c in cells]),
-        pl.concat([c.f for c in cells]),
-    )
+    fields: dict[str, Cell]
+    failed: pl.Series
 
 
 def _items(value: Cell, chosen: pl.Series, aliases: list[Cell], n: int) -> _Items:
     """Expand each claim's citation value (§3.6): a text, an integer or a mapping is one item,
-    a list its elements. ``aliases`` are the alias cells, ``chosen`` the alias each row's value
-    came from (aliases may differ in type, so each is expanded on the rows it provides)."""
+    a sequence its elements. ``aliases`` are the alias cells, ``chosen`` the alias each row's
+    value came from (aliases may differ in type, so each is expanded on the rows it provides)."""
     index = row_index(n)
     rows: list[pl.Series] = []
     cells: list[Cell] = []
-    structs: list[pl.Series] = []
+    failed = constant(False, n, pl.Boolean)
     for position, alias in enumerate(aliases):
         mine = (chosen == position).fill_null(False)
-        scalar = mine & value.is_kind(STR, INT, BIG)
-        if bool(scalar.any()):
-            rows.append(index.filter(scalar))
-            cells.append(cell_of(alias.s.filter(scalar)))
-            structs.append(constant(None, int(scalar.sum()), pl.Null))
-        for kind in (STRUCT, LIST):
-            take = mine & (value.kind == kind)
-            if not bool(take.any()) or alias.raw is None:
-                continue
-            raw = alias.raw.filter(take)
-            item_rows = index.filter(take)
-            if kind == LIST:
-                if isinstance(raw.dtype, pl.Array):
-                    raw = raw.cast(pl.List(raw.dtype.inner))
-                exploded = pl.DataFrame({"r": item_rows, "v": raw}).explode(
-                    "v", empty_as_null=False
-                )
-                exploded = exploded.filter(pl.col("r").is_not_null())
-                # an empty list contributes no item: explode keeps it as one null row
-                lengths = raw.list.len()
-                keep = pl.DataFrame({"r": item_rows, "l": lengths}).filter(pl.col("l") > 0)["r"]
-                exploded = exploded.filter(pl.col("r").is_in(keep.implode()))
-                item_rows, raw = exploded["r"], exploded["v"]
-            rows.append(item_rows)
-            cells.append(cell_of(raw))
-            structs.append(
-                raw if isinstance(raw.dtype, pl.Struct) else constant(None, len(raw), pl.Null)
-            )
+        single = mine & value.is_kind(STR, INT, BIG, STRUCT)
+        if bool(single.any()):
+            rows.append(index.filter(single))
+            cells.append(filter_cell(alias, single))
+        lists = mine & (value.kind == LIST)
+        if bool(lists.any()):
+            kind = where(lists, alias.kind, pl.lit(0, pl.UInt8))
+            items = list_items(Cell(kind, alias.s, alias.i, alias.u, alias.f, alias.raw, alias.py))
+            failed = failed | items.failed
+            if len(items.row):
+                rows.append(items.row)
+                cells.append(items.cell)
     if not rows:
-        return _Items(pl.Series([], dtype=pl.UInt32), cell_of(pl.Series([], dtype=pl.String)), None)
+        return _Items(pl.Series([], dtype=pl.UInt32), absent_cell(0), {}, failed)
     item_row = pl.concat(rows)
-    cell = _concat_cells(cells)
-    raw_all: pl.Series | None = None
-    if any(isinstance(s.dtype, pl.Struct) for s in structs):
-        frames = [s.alias("v").to_frame() for s in structs]
-        raw_all = pl.concat(frames, how="vertical_relaxed")["v"]
-    order = pl.DataFrame({"r": item_row}).with_row_index("i").sort("r", maintain_order=True)["i"]
-    return _Items(
-        item_row.gather(order),
-        Cell(
-            cell.kind.gather(order),
-            cell.s.gather(order),
-            cell.i.gather(order),
-            cell.u.gather(order),
-            cell.f.gather(order),
-        ),
-        None if raw_all is None else raw_all.gather(order),
-    )
+    cell = concat_cells(cells)
+    if len(rows) > 1:
+        order = pl.DataFrame({"r": item_row}).with_row_index("i").sort("r", maintain_order=True)
+        item_row = item_row.gather(order["i"])
+        cell = gather_cell(cell, order["i"])
+    fields = struct_fields(cell, _ITEM_KEYS) if bool((cell.kind == STRUCT).any()) else {}
+    return _Items(item_row, cell, fields, failed)
 
 
 def claim_stage(
@@ -315,11 +209,14 @@ def claim_stage(
     citation_limit: int,
     lengths: Mapping[str, int],
     typed: Typed | None = None,
+    *,
+    form: RowForm | None = None,
 ) -> ClaimStage:
     """Claim records (§5 stage 2): the claim record rule, embedded edges, the running bound."""
     n = frame.height
-    cells = _cells(frame, typed)
+    cells = cells_of(frame, typed)
     claim, id_conflict = group(cells, CLAIM_ID_ALIASES, n)
+    claim = with_default(claim, form)
     start, end, span_checks = span_rule(cells, n)
     source, source_conflict = group(cells, CLAIM_SOURCE_ALIASES, n)
     length, length_checks = length_rule(cells, n)
@@ -337,7 +234,7 @@ def claim_stage(
         items = _items(citation, chosen, citation_cells, n)
     else:
         items = _Items(
-            pl.Series([], dtype=pl.UInt32), cell_of(pl.Series([], dtype=pl.String)), None
+            pl.Series([], dtype=pl.UInt32), absent_cell(0), {}, constant(False, n, pl.Boolean)
         )
     counts = (
         pl.DataFrame({"r": items.row})
@@ -352,13 +249,13 @@ def claim_stage(
     list_over = listed & (counts > citation_limit)
     mapping = items.cell.kind == STRUCT
     item_n = len(items.row)
-    if items.raw is not None and bool(mapping.any()):
-        fields = _struct_cells(items.raw)
+    fields = items.fields
+    mappings = bool(mapping.any())  # mapping items (possibly without any field: ``{}``)
+    if mappings:
         evidence, _ = group(fields, ITEM_EVIDENCE_ALIASES, item_n)
-        item_value = _where_cell(mapping, evidence, items.cell)
+        item_value = where_cell(mapping, evidence, items.cell)
         no_evidence = mapping & ~evidence.present
     else:
-        fields = {}
         item_value = items.cell
         no_evidence = constant(False, item_n, pl.Boolean)
     item_id, item_checks = identifier_rule(item_value)
@@ -367,35 +264,36 @@ def claim_stage(
 
     # Edges: plain items become (claim, item); mapping items go through the citation rule.
     claim_of_item = claim_id.gather(items.row) if item_n else pl.Series([], dtype=pl.String)
-    if fields:
-        record_columns, record_checks = _citation_rule(fields, item_n, claim_of_item)
+    if mappings:
+        record_columns, record_checks = citation_rule(fields, item_n, claim_of_item)
         record_problem = first_problem(record_checks, item_n)
-        record_problem = _where(mapping, record_problem, pl.lit(None, pl.UInt8))
+        record_problem = where(mapping, record_problem, pl.lit(None, pl.UInt8))
     else:
         record_columns = {}
         record_problem = constant(None, item_n, pl.UInt8)
     edge_columns = {
-        "claim_id": _where(mapping, record_columns.get("claim_id", claim_of_item), claim_of_item)
-        if fields
+        "claim_id": where(mapping, record_columns.get("claim_id", claim_of_item), claim_of_item)
+        if mappings
         else claim_of_item,
-        "evidence_id": _where(mapping, record_columns["evidence_id"], item_id)
-        if fields
+        "evidence_id": where(mapping, record_columns["evidence_id"], item_id)
+        if mappings
         else item_id,
-        "start": _where(mapping, record_columns["start"], pl.lit(None, pl.Int64))
-        if fields
+        "start": where(mapping, record_columns["start"], pl.lit(None, pl.Int64))
+        if mappings
         else constant(None, item_n, pl.Int64),
-        "end": _where(mapping, record_columns["end"], pl.lit(None, pl.Int64))
-        if fields
+        "end": where(mapping, record_columns["end"], pl.lit(None, pl.Int64))
+        if mappings
         else constant(None, item_n, pl.Int64),
-        "source_id": _where(mapping, record_columns["source_id"], pl.lit(""))
-        if fields
+        "source_id": where(mapping, record_columns["source_id"], pl.lit(""))
+        if mappings
         else constant("", item_n, pl.String),
     }
     edge_doc = doc.gather(items.row) if item_n else pl.Series([], dtype=pl.UInt32)
-    edges = _edge_frame(edge_columns, edge_doc, items.row)
+    edges = edge_frame(edge_columns, edge_doc, items.row)
     edge_problem = _first_by_claim(items.row, record_problem, n)
 
     checks: list[Check] = [
+        *code_checks(None if form is None else form.pre),
         (id_conflict, Problem.CONFLICT),
         (~claim.present, Problem.CLAIM_ID_REQUIRED),
         *span_checks,
@@ -404,14 +302,15 @@ def claim_stage(
         (citation_conflict, Problem.CONFLICT),
         (type_conflict, Problem.CONFLICT),
         (bad_value, Problem.CITATION_VALUE),
+        (items.failed, Problem.CITATION_ITERABLE),
         (list_over, Problem.CITATION_LIMIT),
         (per_claim["evidence"], Problem.ITEM_EVIDENCE),
-        *_code_checks(per_claim["identifier"]),
+        *code_checks(per_claim["identifier"]),
         *claim_checks,
         *source_checks,
         *type_checks,
-        *_code_checks(edge_problem),
-        (_running_over(counts, doc, citation_limit), Problem.CITATION_LIMIT),
+        *code_checks(edge_problem),
+        (running_over(counts, doc, citation_limit), Problem.CITATION_LIMIT),
     ]
     claims = pl.DataFrame(
         {
@@ -425,22 +324,6 @@ def claim_stage(
         }
     )
     return ClaimStage(claims, edges, first_problem(checks, n))
-
-
-def _where_cell(mask: pl.Series, a: Cell, b: Cell) -> Cell:
-    return Cell(
-        _where(mask, a.kind, b.kind),
-        _where(mask, a.s, b.s),
-        _where(mask, a.i, b.i),
-        _where(mask, a.u, b.u),
-        _where(mask, a.f, b.f),
-    )
-
-
-def _code_checks(codes: pl.Series) -> list[Check]:
-    """A per-row problem code column as checks (one per distinct code, same position)."""
-    distinct = sorted(int(c) for c in codes.drop_nulls().unique().to_list())
-    return [(codes == code, code) for code in distinct]
 
 
 def _per_claim(
@@ -472,11 +355,14 @@ def evidence_stage(
     adjudication_limit: int,
     lengths: Mapping[str, int],
     typed: Typed | None = None,
+    *,
+    form: RowForm | None = None,
 ) -> EvidenceStage:
     """Evidence records (§5 stage 3) with their embedded adjudications and running bound."""
     n = frame.height
-    cells = _cells(frame, typed)
+    cells = cells_of(frame, typed)
     evidence, id_conflict = group(cells, EVIDENCE_ID_ALIASES, n)
+    evidence = with_default(evidence, form)
     start, end, span_checks = span_rule(cells, n)
     source, source_conflict = group(cells, EVIDENCE_SOURCE_ALIASES, n)
     length, length_checks = length_rule(cells, n)
@@ -488,6 +374,7 @@ def evidence_stage(
     claim_id, claim_checks = identifier_rule(claim)
     embeds = has_claim & label.is_not_null()
     checks: list[Check] = [
+        *code_checks(None if form is None else form.pre),
         (id_conflict, Problem.CONFLICT),
         (~evidence.present, Problem.EVIDENCE_ID_REQUIRED),
         *span_checks,
@@ -499,7 +386,7 @@ def evidence_stage(
         *[(has_claim & mask, code) for mask, code in label_checks],
         *[(embeds & mask, code) for mask, code in claim_checks],
         (
-            _running_over(embeds.cast(pl.Int64), doc, adjudication_limit),
+            running_over(embeds.cast(pl.Int64), doc, adjudication_limit),
             Problem.ADJUDICATION_LIMIT,
         ),
     ]
@@ -523,39 +410,3 @@ def evidence_stage(
         }
     ).filter(embeds)
     return EvidenceStage(evidence_frame, adjudications, first_problem(checks, n))
-
-
-# -- adjudications --------------------------------------------------------------------------
-
-
-def adjudication_stage(
-    frame: pl.DataFrame, doc: pl.Series, typed: Typed | None = None
-) -> AdjudicationStage:
-    """Explicit adjudication records (§5 stage 9)."""
-    n = frame.height
-    cells = _cells(frame, typed)
-    claim, claim_conflict = group(cells, EDGE_CLAIM_ALIASES, n)
-    evidence, evidence_conflict = group(cells, EDGE_EVIDENCE_ALIASES, n)
-    if "source_id" in cells:
-        evidence = _prefer(evidence, cells["source_id"])
-    label, label_checks = label_rule(cells, n)
-    claim_id, claim_checks = identifier_rule(claim)
-    evidence_id, evidence_checks = identifier_rule(evidence)
-    checks: list[Check] = [
-        (claim_conflict, Problem.CONFLICT),
-        (evidence_conflict, Problem.CONFLICT),
-        *label_checks,
-        (~claim.present | ~evidence.present | label.is_null(), Problem.ADJUDICATION_FIELDS),
-        *claim_checks,
-        *evidence_checks,
-    ]
-    adjudications = pl.DataFrame(
-        {
-            "claim_id": claim_id.cast(pl.String),
-            "evidence_id": evidence_id.cast(pl.String),
-            "label": label.cast(pl.String),
-            "origin": constant("explicit", n, pl.String),
-            DOC: doc.cast(pl.UInt32),
-        }
-    )
-    return AdjudicationStage(adjudications, first_problem(checks, n))

@@ -1,4 +1,5 @@
-"""Typed support records (§3.9) and the per-record rules (§3.5) they share with the row path."""
+"""Typed support records (§3.9): constructors and ``from_mapping``, with the scalar field rules
+of ``_rules`` (one record at a time; collections are evaluated by the columnar engine)."""
 
 from __future__ import annotations
 
@@ -396,7 +397,7 @@ class ClinicianAdjudication:
         return f"ClinicianAdjudication(label={self.label!r})"
 
 
-_TYPED_FIELDS: dict[type, tuple[str, ...]] = {
+TYPED_FIELDS: dict[type, tuple[str, ...]] = {
     AtomicClaim: (
         "claim_id",
         "start",
@@ -412,19 +413,10 @@ _TYPED_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def revalidate(value: Any, cls: type[Any]) -> Any:
-    """A re-validated copy of a typed record; failures stay private ``SupportFailure``s."""
-    copy = object.__new__(cls)
-    for name in _TYPED_FIELDS[cls]:
-        object.__setattr__(copy, name, getattr(value, name))
-    copy._normalise()
-    return copy
-
-
 __all__ += [
+    "TYPED_FIELDS",
     "adjudication_record_fields",
     "citation_record_fields",
     "evidence_record_fields",
     "label_rule",
-    "revalidate",
 ]

@@ -1,20 +1,31 @@
-"""The exact row path of the support contract (§3): Python records → canonical Arrow tables.
+"""Reference oracle for support: the contract's record rules (§3), record by record.
 
-Used for Python objects the columnar path does not take (compact mappings, typed records,
-nested citation records, mixed-type values) and, on a defective columnar collection, to name the
-first defective row exactly. Everything it produces is a canonical Arrow table; the metrics are
-computed by the columnar kernel either way.
+This was the per-record path of ``citelens.support`` before the one columnar engine (issue 9).
+It lives under ``tests/`` only, as the oracle of differential tests: it turns every input form
+(Python records, typed records, compact mappings, and tables read as their rows) into the four
+canonical tables with the scalar rules of ``citelens.support._records`` / ``_rules``, one record
+at a time, then hands them to the same kernel and report derivation as the engine
+(:func:`citelens.support._api.report_of_frames`). The engine in ``src/`` must give the same
+report or the same first error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pyarrow as pa
 
+from citelens.support._adapter import (
+    ADJUDICATION_RECORD_KEYS,
+    CITATION_RECORD_KEYS,
+    CLAIM_RECORD_KEYS,
+    EVIDENCE_RECORD_KEYS,
+)
 from citelens.support._records import (
     EDGE_CLAIM_ALIASES,
+    TYPED_FIELDS,
     AtomicClaim,
     Citation,
     ClinicianAdjudication,
@@ -27,7 +38,6 @@ from citelens.support._records import (
     evidence_record_fields,
     label_rule,
     record_conversion,
-    revalidate,
 )
 from citelens.support._rules import (
     MISSING,
@@ -52,53 +62,18 @@ __all__ = [
     "citation_rows",
     "claim_rows",
     "evidence_rows",
+    "oracle_outcome",
     "source_length_rows",
 ]
 
-CLAIM_RECORD_KEYS = frozenset(
-    (
-        "claim_id",
-        "id",
-        "fact_id",
-        "claim_key",
-        "start",
-        "end",
-        "span",
-        "citations",
-        "citation_ids",
-        "evidence_ids",
-        "claim_type",
-    )
-)
-EVIDENCE_RECORD_KEYS = frozenset(
-    (
-        "evidence_id",
-        "id",
-        "citation_id",
-        "span_id",
-        "start",
-        "end",
-        "span",
-        "source_length",
-        "document_length",
-        "source_id",
-        "document_id",
-    )
-)
-CITATION_RECORD_KEYS = frozenset(("claim_id", "claim", "fact_id", "evidence_id", "evidence"))
-ADJUDICATION_RECORD_KEYS = frozenset(
-    (
-        "claim_id",
-        "claim",
-        "fact_id",
-        "evidence_id",
-        "evidence",
-        "label",
-        "adjudication",
-        "judgment",
-        "clinician_label",
-    )
-)
+
+def revalidate(value: Any, cls: type[Any]) -> Any:
+    """A re-validated copy of a typed record (the constructor's rules)."""
+    copy = object.__new__(cls)
+    for name in TYPED_FIELDS[cls]:
+        object.__setattr__(copy, name, getattr(value, name))
+    copy._normalise()
+    return copy
 
 
 def has_any_key(mapping: Mapping[str, Any], keys: frozenset[str]) -> bool:
@@ -362,3 +337,165 @@ def adjudication_rows(value: Any, *, adjudication_limit: int) -> pa.Table:
     for item in value:
         rows.append(_adjudication_item(item))
     return rows.table(ADJUDICATION_SCHEMA)
+
+
+# -- the whole call ------------------------------------------------------------------------
+
+
+def _rows_of(value: Any, name: str, limit: int, record_keys: frozenset[str]) -> Any:
+    """Classify a collection as the entry point does (shared ``_classify``), then give the
+    oracle Python objects: a table becomes the list of its rows (CSV cells typed as §4.2 types
+    them), a ``.json`` object the equivalent mapping."""
+    from citelens.io import table_rows
+    from citelens.support import _api
+
+    kind, payload = _api._classify(value, name, limit)
+    if kind == "empty":
+        return []
+    if kind == "table":
+        rows = table_rows(payload)
+        if _api._io.data_file_suffix(value) == ".csv":
+            rows = [typed_csv_row(row) for row in rows]
+        return rows
+    if kind == "json_object":
+        return _api._json_object(payload, record_keys)
+    return payload
+
+
+_CSV_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def typed_csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The contract's CSV typing of one row, written out (§4.2)."""
+    from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
+
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if name in CSV_INTEGER_COLUMNS and _CSV_INT.fullmatch(value):
+            number = int(value)
+            out[name] = number if -(2**63) <= number < 2**63 else value
+        elif name in CSV_BOOLEAN_COLUMNS and value.lower() in ("true", "false"):
+            out[name] = value.lower() == "true"
+        else:
+            out[name] = value
+    return out
+
+
+def _frame(table: pa.Table) -> Any:
+    import polars as pl
+
+    return pl.from_arrow(table)
+
+
+def _oracle_report(
+    claims: Any,
+    evidence: Any,
+    citations: Any,
+    adjudications: Any,
+    source_lengths: Any,
+    limits: Any,
+) -> Any:
+    import polars as pl
+
+    from citelens.support import _api
+
+    bounds = _api._Bounds(limits)
+    lengths = source_length_rows(source_lengths, bounds.evidence)
+    claim_table, embedded_edges = claim_rows(
+        _rows_of(claims, "claim collection", bounds.claims, CLAIM_RECORD_KEYS),
+        claim_limit=bounds.claims,
+        citation_limit=bounds.citations,
+        source_lengths=lengths,
+    )
+    evidence_table, embedded_adj = evidence_rows(
+        _rows_of(evidence, "evidence collection", bounds.evidence, EVIDENCE_RECORD_KEYS),
+        evidence_limit=bounds.evidence,
+        adjudication_limit=bounds.adjudications,
+        source_lengths=lengths,
+    )
+    claim_frame = _api._with_doc(_frame(claim_table), 0)
+    evidence_frame = _api._with_doc(_frame(evidence_table), 0)
+    if claim_frame.height != claim_frame["claim_id"].n_unique():
+        raise fail("duplicate claim identifiers", "reference")
+    if evidence_frame.height != evidence_frame["evidence_id"].n_unique():
+        raise fail("duplicate evidence identifiers", "reference")
+    explicit_edges = _frame(EDGE_SCHEMA.empty_table())
+    if citations is not None:
+        explicit_edges = _frame(
+            citation_rows(
+                _rows_of(citations, "citation collection", bounds.citations, CITATION_RECORD_KEYS),
+                citation_limit=bounds.citations,
+            )
+        )
+    if len(embedded_edges) + explicit_edges.height > bounds.citations:
+        raise fail("citation collection exceeds the record limit", "limit")
+    explicit_adj = _frame(ADJUDICATION_SCHEMA.empty_table())
+    if adjudications is not None:
+        explicit_adj = _frame(
+            adjudication_rows(
+                _rows_of(
+                    adjudications,
+                    "adjudication collection",
+                    bounds.adjudications,
+                    ADJUDICATION_RECORD_KEYS,
+                ),
+                adjudication_limit=bounds.adjudications,
+            )
+        )
+    if len(embedded_adj) + explicit_adj.height > bounds.adjudications:
+        raise fail("adjudication collection exceeds the record limit", "limit")
+    edge_frame = _api._with_doc(
+        pl.concat(
+            [
+                _api._canonical(_frame(embedded_edges), EDGE_SCHEMA),
+                _api._canonical(explicit_edges, EDGE_SCHEMA),
+            ]
+        ),
+        0,
+    )
+    adjudication_frame = _api._with_doc(
+        pl.concat(
+            [
+                _api._canonical(_frame(embedded_adj), ADJUDICATION_SCHEMA),
+                _api._canonical(explicit_adj, ADJUDICATION_SCHEMA),
+            ]
+        ),
+        0,
+    )
+    return _api.report_of_frames(
+        _api._canonical(claim_frame, CLAIM_SCHEMA, doc=True),
+        _api._canonical(evidence_frame, EVIDENCE_SCHEMA, doc=True),
+        edge_frame,
+        adjudication_frame,
+    )
+
+
+def oracle_outcome(
+    claims: Any,
+    evidence: Any = (),
+    citations: Any = None,
+    adjudications: Any = None,
+    *,
+    source_lengths: Any = None,
+    limits: Any = None,
+) -> tuple[str, str, str]:
+    """``("ok", to_json(), to_markdown())`` or ``("error", message, category)`` of the
+    record-by-record rules (caller exceptions become the contract's input error, §11)."""
+    from citelens.errors import CitationSupportError
+    from citelens.limits import Limits
+    from citelens.support._report import _guard, caller_objects
+
+    if limits is not None and not isinstance(limits, Limits):
+        return ("error", "limits must be a Limits instance", "policy")
+    bounded = limits or Limits()
+    try:
+        report = _guard(
+            lambda: caller_objects(
+                lambda: _oracle_report(
+                    claims, evidence, citations, adjudications, source_lengths, bounded
+                )
+            )
+        )
+    except CitationSupportError as exc:
+        return ("error", str(exc), exc.category)
+    return ("ok", report.to_json(), report.to_markdown())

@@ -1,19 +1,12 @@
-"""The record walker: Python records (and tables outside the flat domain) → reference rows.
+"""Oracle: the record-by-record reader of summary-citations.md §4.5–§7 (test code only).
 
-It reads mappings, ``to_dict`` objects, plain objects and bare values and emits the same
-reference frames as the column-wise normaliser (``_normalize``): identifier strings and integer
-spans, never claim text or evidence values. Registration, resolution, duplicates, counts and
-the verdict are not evaluated here: they run in the one kernel (``_kernel``) and derivation
-(``_derive``).
-
-Still evaluated here, because the shape of irregular nesting depends on them (summary-
-citations.md §4.5–§7): the record view and the null rule, IDENT (identifier normalisation),
-SPAN (span validity, container recursion and its depth cap), CIT_REFS (reference selection and
-removal of repeated references), CIT_ITEMS / CLAIM_CITATIONS (item splitting, the direct item
-and ``k*``), SOURCE_REFS, and the running citation-item bound of a single call.
-
-Any exception raised by a caller object escapes from these functions; the public module turns
-it into its fixed, unchained error.
+This was the per-record Python path of ``citelens.summary_citations`` (``_walk``); the package
+now evaluates these rules as column expressions over a node table (``_nodes`` adapter,
+``_node_rules``). Kept here, unchanged in its rules, as the differential oracle: the record
+view and the null rule, IDENT, SPAN (container recursion and its depth cap), CIT_REFS,
+CIT_ITEMS / CLAIM_CITATIONS (item splitting, the direct item and ``k*``), SOURCE_REFS, and the
+running citation-item bound. Any exception raised by a caller object escapes from these
+functions.
 """
 
 from __future__ import annotations
