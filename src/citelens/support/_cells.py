@@ -102,8 +102,10 @@ Scalar = int | str | bool | None
 
 
 def constant(value: Scalar, n: int, dtype: pl.DataType | type[pl.DataType]) -> pl.Series:
-    """``n`` copies of ``value`` (built by Polars, not from a Python list)."""
-    return pl.repeat(value, n, dtype=dtype, eager=True)
+    """``n`` copies of ``value`` (built by Polars, not from a Python list). Repeating the one
+    element of a one-element Series is an order of magnitude cheaper than ``pl.repeat``, and
+    the rule stages build thousands of these per batch."""
+    return pl.Series("literal", [value], dtype=dtype).new_from_index(0, n)
 
 
 def row_index(n: int) -> pl.Series:
