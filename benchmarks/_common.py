@@ -163,23 +163,27 @@ def fmt_mb(value: float | None) -> str:
     return "-" if value is None else f"{value:.0f}"
 
 
+MEASURED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("scenario", "scenario"),
+    ("median_s", "median s"),
+    ("min_s", "min s"),
+    ("cpu_median_s", "CPU s"),
+    ("runs", "runs"),
+    ("peak_rss_mb", "peak RSS MiB"),
+    ("baseline_rss_mb", "RSS after setup MiB"),
+)
+"""The columns every scenario row has; scripts append their own (ratio, load, verdict)."""
+
+
 def print_table(
     rows: Sequence[Mapping[str, Any]],
     *,
     title: str = "",
-    columns: Sequence[tuple[str, str]] = (
-        ("scenario", "scenario"),
-        ("median_s", "median s"),
-        ("min_s", "min s"),
-        ("cpu_median_s", "CPU s"),
-        ("runs", "runs"),
-        ("peak_rss_mb", "peak RSS MiB"),
-        ("baseline_rss_mb", "RSS after setup MiB"),
-        ("target", "target"),
-        ("verdict", "verdict"),
-    ),
+    columns: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Print rows as a small Markdown table (floats: seconds 3 decimals, MiB none)."""
+    """Print rows as a small Markdown table (floats: seconds 3 decimals, MiB none); the default
+    columns are :data:`MEASURED_COLUMNS` plus target and verdict."""
+    columns = columns or (*MEASURED_COLUMNS, ("target", "target"), ("verdict", "verdict"))
 
     def cell(row: Mapping[str, Any], key: str) -> str:
         value = row.get(key)

@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import child_main, is_child, print_table, run_child
+from _common import MEASURED_COLUMNS, child_main, is_child, print_table, run_child
 
 DATA = Path(__file__).resolve().parent / ".data"
 CLAIMS_PER_DOC = 20
@@ -244,13 +244,7 @@ def main() -> None:
         rows,
         title="corpus support (Parquet → documents.parquet [+ edges.parquet] + summary)",
         columns=(
-            ("scenario", "scenario"),
-            ("median_s", "median s"),
-            ("min_s", "min s"),
-            ("cpu_median_s", "CPU s"),
-            ("runs", "runs"),
-            ("peak_rss_mb", "peak RSS MiB"),
-            ("baseline_rss_mb", "RSS after setup MiB"),
+            *MEASURED_COLUMNS,
             ("load", "load avg"),
             ("target", "target"),
             ("verdict", "verdict"),

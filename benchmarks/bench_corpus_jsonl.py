@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import child_main, is_child, print_table, run_child
+from _common import MEASURED_COLUMNS, child_main, is_child, print_table, run_child
 from bench_corpus import ROLES, generate
 
 
@@ -128,13 +128,7 @@ def main() -> None:
         rows,
         title="corpus support from JSON Lines (→ documents.parquet + summary)",
         columns=(
-            ("scenario", "scenario"),
-            ("median_s", "median s"),
-            ("min_s", "min s"),
-            ("cpu_median_s", "CPU s"),
-            ("runs", "runs"),
-            ("peak_rss_mb", "peak RSS MiB"),
-            ("baseline_rss_mb", "RSS after setup MiB"),
+            *MEASURED_COLUMNS,
             ("verdict", "verdict"),
         ),
     )

@@ -36,7 +36,7 @@ from typing import Any
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import child_main, is_child, print_table, run_child  # noqa: E402
+from _common import MEASURED_COLUMNS, child_main, is_child, print_table, run_child  # noqa: E402
 
 DATA = HERE / ".data" / "support"
 GENERATOR_VERSION = "support-bench-v1"
@@ -348,13 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results,
         title="citelens.support at the full bounds (load → metrics → JSON + MD)",
         columns=(
-            ("scenario", "scenario"),
-            ("median_s", "median s"),
-            ("min_s", "min s"),
-            ("cpu_median_s", "CPU s"),
-            ("runs", "runs"),
-            ("peak_rss_mb", "peak RSS MiB"),
-            ("baseline_rss_mb", "RSS after setup MiB"),
+            *MEASURED_COLUMNS,
             ("ratio", "openmed / this"),
             ("load", "load avg"),
             ("target", "target"),

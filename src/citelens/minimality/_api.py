@@ -13,9 +13,9 @@ binary searches, so a check costs O(tokens + citations · log tokens).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+from citelens._renamed import renamed
 from citelens.errors import CitationMinimalityError
 from citelens.limits import Limits
 from citelens.minimality._check import (
@@ -61,13 +61,7 @@ DEPRECATED_NAMES = {"AtomicClaim": "MinimalityClaim"}
 
 def deprecated_name(module: str, name: str) -> Any:
     """The object behind a deprecated name of ``module`` (PEP 562), with a warning."""
-    new = DEPRECATED_NAMES.get(name)
-    if new is None:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    warnings.warn(
-        f"{module}.{name} is deprecated; use {module}.{new}", DeprecationWarning, stacklevel=3
-    )
-    return globals()[new]
+    return renamed(module, name, DEPRECATED_NAMES, globals())
 
 
 def __getattr__(name: str) -> Any:

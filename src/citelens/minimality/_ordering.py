@@ -11,7 +11,6 @@ identifier rule and the offset rule are minimality's (:mod:`citelens.minimality.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ import pyarrow.compute as pc
 
 from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
+from citelens._renamed import renamed
 from citelens.errors import CitationOrderingError
 from citelens.io._files import (
     ReadFailure,
@@ -396,14 +396,8 @@ DEPRECATED_NAMES = {"Citation": "OrderingCitation"}
 
 
 def deprecated_name(module: str, name: str) -> Any:
-    """The object behind a deprecated name of ``module``, with a ``DeprecationWarning``."""
-    new = DEPRECATED_NAMES.get(name)
-    if new is None:
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    warnings.warn(
-        f"{module}.{name} is deprecated; use {module}.{new}", DeprecationWarning, stacklevel=3
-    )
-    return globals()[new]
+    """The object behind a deprecated name of ``module`` (PEP 562), with a warning."""
+    return renamed(module, name, DEPRECATED_NAMES, globals())
 
 
 def __getattr__(name: str) -> Any:
