@@ -9,12 +9,12 @@ The per-document contract is exactly that of :func:`citelens.compute_citation_su
 ``edges.parquet``.
 """
 
+from citelens.corpus._edges import EDGE_TABLE_SCHEMA
 from citelens.corpus._minimality_mode import MINIMALITY_DOCUMENTS_SCHEMA, run_minimality_corpus
 from citelens.corpus._outputs import CorpusResult
 from citelens.corpus._summary_mode import SUMMARY_DOCUMENTS_SCHEMA, run_summary_citations_corpus
 from citelens.corpus._support import SUPPORT_DOCUMENTS_SCHEMA
 from citelens.corpus._support_mode import (
-    EDGE_TABLE_SCHEMA,
     SupportCorpusResult,
     evaluate_support_tables,
     run_support_corpus,

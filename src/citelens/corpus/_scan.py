@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from citelens.corpus._staging import staged_jsonl
+from citelens.corpus._staging import staged_csv, staged_jsonl
 from citelens.errors import CorpusError
 from citelens.io import (
     ReadFailure,
@@ -41,14 +41,16 @@ _DEFAULT_BATCH_DOCUMENTS = 20_000
 
 # What the engines raise while reading a malformed, missing or mismatched input (checked per
 # class: a parse error, an empty file, files of one role whose schemas disagree, the file
-# system, Arrow's readers). Any other exception is a bug and propagates, so that the public
-# entry point reports it as an internal error instead of blaming the input.
+# system, Arrow's readers, a staged CSV file that cannot be read). Any other exception is a
+# bug and propagates, so that the public entry point reports it as an internal error instead
+# of blaming the input.
 _UNREADABLE = (
     pl.exceptions.ComputeError,
     pl.exceptions.NoDataError,
     pl.exceptions.SchemaError,
     OSError,
     pa.ArrowException,
+    ReadFailure,
 )
 
 
@@ -90,22 +92,29 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
 
 
 def _csv(path: Path, role: str) -> pl.LazyFrame:
-    """A lazy CSV scan, every cell text. The header is checked first by the one CSV header
-    rule of :mod:`citelens.io` (Polars would rename a repeated name silently)."""
+    """A lazy CSV scan, every cell text, staged block by block as Parquet when first read
+    (:func:`citelens.corpus._staging.staged_csv`: memory follows one block and one batch).
+    The header is checked first by the one CSV header rule of :mod:`citelens.io` (Polars
+    would rename a repeated name silently). A file without a header row has no columns."""
     failed = False
+    header: list[str] = []
     try:
         with path.open("rb") as handle:
             line = b""
-            for raw in handle:
+            for index, raw in enumerate(handle):
                 line = raw.rstrip(b"\r\n")
+                if index == 0:
+                    line = line.removeprefix(b"\xef\xbb\xbf")  # the BOM, not a line
                 if line:  # the header is the first line that is not empty
                     break
-        csv_header(decode_utf8(line))
+        header = csv_header(decode_utf8(line))
     except (ReadFailure, csv.Error, UnicodeDecodeError, *_UNREADABLE):
         failed = True
     if failed:
         raise _fail(f"{role} input could not be read", "input")
-    return pl.scan_csv(path, infer_schema=False)
+    if not header:  # no header row: nothing to stage (the schema check reports it)
+        return pl.scan_csv(path, infer_schema=False)
+    return staged_csv(path, header)
 
 
 def _jsonl(path: Path, role: str) -> pl.LazyFrame:

@@ -1,7 +1,15 @@
-"""Staging of corpus inputs that cannot be scanned lazily (JSON Lines): each file is read
-block by block (:func:`citelens.io.stage_jsonl`) into Parquet files in a temporary directory,
-then scanned like any Parquet input, so each batch reads only its own ``document_ref`` range
-and memory follows one block and one batch, not the file.
+"""Staging of corpus inputs that cannot be scanned lazily (JSON Lines, CSV): each file is read
+block by block (:func:`citelens.io.stage_jsonl`, :func:`citelens.io._csv.stage_csv`) into
+Parquet files in a temporary directory, then scanned like any Parquet input, so each batch
+reads only its own ``document_ref`` range (row groups outside it are skipped by their
+statistics) and memory follows one block and one batch, not the file.
+
+A CSV file is staged when it is first read, not when it is opened: its scan is a Polars IO
+source with the header's all-text schema, whose first call stages the file (once, under a
+lock: batches run in two threads) and whose every call scans the staged file with the
+predicate and projection Polars pushes down. A malformed file (a ragged row, invalid UTF-8)
+therefore fails when a query first reads it, as a CSV scan would, with
+:class:`citelens.io.ReadFailure`.
 
 The directory lives as long as the run's plan: the scan carries the :class:`Stage` as an
 identity step that every optimisation passes through (predicates and projections reach the
@@ -14,15 +22,19 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+from polars.io.plugins import register_io_source
 
-from citelens.io import DEFAULT_BLOCK_BYTES, stage_jsonl
+from citelens.io import DEFAULT_BLOCK_BYTES, ReadFailure, stage_jsonl
+from citelens.io._csv import stage_csv
 
-__all__ = ["Stage", "staged_jsonl"]
+__all__ = ["Stage", "staged_csv", "staged_jsonl"]
 
 # Bytes of JSON Lines text read per block (tests make it small to see several blocks).
 BLOCK_BYTES = DEFAULT_BLOCK_BYTES
@@ -72,3 +84,54 @@ def staged_jsonl(path: Path) -> pl.LazyFrame | None:
         slice_pushdown=True,
         streamable=True,
     )
+
+
+class _CsvSource:
+    """The Polars IO source of one CSV file, staged as Parquet on its first call."""
+
+    def __init__(self, path: Path, header: list[str]) -> None:
+        self._path = path
+        self._header = header
+        self._lock = threading.Lock()
+        self._stage: Stage | None = None
+        self._failed = False
+
+    def _staged(self) -> Path:
+        with self._lock:
+            if self._failed:
+                raise ReadFailure()
+            if self._stage is None:
+                stage = Stage()
+                target = stage.path / "data.parquet"
+                try:
+                    stage_csv(self._path, self._header, target, BLOCK_BYTES)
+                except BaseException:  # any failure, Ctrl-C included: nothing stays behind
+                    stage.remove()
+                    self._failed = True
+                    raise
+                self._stage = stage
+            return self._stage.path / "data.parquet"
+
+    def __call__(
+        self,
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        scan = pl.scan_parquet(self._staged())
+        if predicate is not None:
+            scan = scan.filter(predicate)
+        if with_columns is not None:
+            scan = scan.select(with_columns)
+        if n_rows is not None:
+            scan = scan.head(n_rows)
+        yield scan.collect()
+
+
+def staged_csv(path: Path, header: list[str]) -> pl.LazyFrame:
+    """A lazy scan of the CSV file ``path`` (``header`` as :func:`citelens.io.csv_header`
+    read it), every cell text, staged block by block as Parquet when first read. Reading a
+    malformed file raises :class:`citelens.io.ReadFailure` from the query that reads it."""
+    schema = {name: pl.String for name in header}
+    return register_io_source(_CsvSource(path, header), schema=schema)

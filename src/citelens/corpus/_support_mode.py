@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
-from citelens._pseudonym import pseudonymise
+from citelens.corpus._edges import EDGE_TABLE_SCHEMA, EdgeBatch, edge_batch, empty_edge_batch
 from citelens.corpus._outputs import OutputSet, _score, _write_outputs
 from citelens.corpus._pipeline import BATCH_WORKERS, ordered_map
 from citelens.corpus._scan import (
@@ -26,7 +26,6 @@ from citelens.corpus._scan import (
     _plan,
 )
 from citelens.corpus._support import (
-    EDGE_EXPORT_COLUMNS,
     ROLES,
     SUPPORT_DOCUMENTS_SCHEMA,
     evaluate_support_frames,
@@ -242,41 +241,7 @@ class _Batch:
     """One evaluated batch: its documents rows (sorted) and its edges (when asked)."""
 
     documents: pa.Table
-    edges: pa.Table | None
-
-
-def _edge_table(edges: pl.DataFrame, refs: pl.DataFrame, raw_identifiers: bool) -> pa.Table:
-    """One batch of ``edges.parquet``, sorted by (document_ref, claim_id, evidence_id, start,
-    end, source_id). Document codes follow the ``document_ref`` order, so the sort uses the
-    integer code; the kernel already returns edges in that order by raw identifier, so only
-    pseudonymised identifiers are sorted again."""
-    frame = edges.select(EDGE_EXPORT_COLUMNS)
-    if not raw_identifiers:
-        frame = pseudonymise(frame, ["claim_id", "evidence_id", "source_id"]).sort(
-            [DOC, "claim_id", "evidence_id", "start", "end", "source_id"], nulls_last=False
-        )
-    table = (
-        frame.join(refs.select(DOC, "document_ref"), on=DOC, how="left", maintain_order="left")
-        .select("document_ref", *[c for c in EDGE_EXPORT_COLUMNS if c != DOC])
-        .to_arrow()
-    )
-    return table.cast(EDGE_TABLE_SCHEMA)
-
-
-_EMPTY_EDGES = pl.DataFrame(
-    schema={
-        DOC: pl.UInt32,
-        "claim_id": pl.String,
-        "evidence_id": pl.String,
-        "start": pl.Int64,
-        "end": pl.Int64,
-        "source_id": pl.String,
-        "multiplicity": pl.Int64,
-        "reason": pl.String,
-        "valid": pl.Boolean,
-        "label": pl.String,
-    }
-)
+    edges: EdgeBatch | None
 
 
 def _support_batches(
@@ -313,32 +278,41 @@ def _support_batches(
     def evaluate(batch: pl.DataFrame) -> _Batch:
         # Batches are contiguous in document_ref order, so a range predicate selects exactly
         # the batch and lets Parquet readers skip row groups by their min/max statistics.
+        # Each row's document code is computed in the scan (the batch's references as the
+        # categories of an Enum, whose physical code is the position in the batch), so the
+        # collected tables never hold the reference strings.
         low, high = batch["document_ref"][0], batch["document_ref"][-1]
         in_batch = (pl.col("document_ref") >= low) & (pl.col("document_ref") <= high)
+        position = pl.col("document_ref").cast(pl.Enum(batch["document_ref"])).to_physical()
+        code = (position.cast(pl.UInt32) + int(batch[DOC][0])).alias(DOC)
         tables: dict[str, pl.DataFrame] = {}
         for role in ROLES:
             if role in frames:
-                collected = _collect(frames[role].filter(in_batch), role)
-                tables[role] = collected.join(
-                    batch, on="document_ref", how="left", maintain_order="left"
-                ).drop("document_ref")
+                query = frames[role].filter(in_batch).with_columns(code).drop("document_ref")
+                tables[role] = _collect(query, role)
             else:
                 tables[role] = pl.DataFrame(schema={DOC: pl.UInt32})
         rows, errors, batch_edges = evaluate_support_frames(
             tables, batch[DOC].to_numpy(), resolved, keep_edges=edges
         )
+        del tables  # the batch's input rows are no longer needed
         documents = _documents_table(batch, rows, errors)
-        edge_table = None
+        edge_codes = None
         if edges:
-            edge_frame = batch_edges if batch_edges is not None else _EMPTY_EDGES
-            edge_table = _edge_table(edge_frame, batch, raw_identifiers)
-        return _Batch(documents, edge_table)
+            edge_codes = (
+                edge_batch(batch_edges, batch, raw_identifiers)
+                if batch_edges is not None
+                else empty_edge_batch()
+            )
+        return _Batch(documents, edge_codes)
 
     batches = (refs.slice(first, batch_documents) for first in range(0, total, batch_documents))
     done = 0
     for result in ordered_map(evaluate, batches, BATCH_WORKERS):
+        count = result.documents.num_rows
         yield result
-        done += result.documents.num_rows
+        del result  # written by the consumer: not held while the next batches run
+        done += count
         if progress:
             progress(done, total)
 
@@ -349,17 +323,11 @@ def _run_support_corpus(**options: Any) -> SupportCorpusResult:
     for batch in _support_batches(**options):
         documents.append(batch.documents)
         if batch.edges is not None:
-            edge_parts.append(batch.edges)
+            edge_parts.append(batch.edges.table())
     table = pa.concat_tables(documents) if documents else SUPPORT_DOCUMENTS_SCHEMA.empty_table()
     edge_table = None
     if options["edges"]:
-        edge_table = (
-            pa.concat_tables(edge_parts)
-            if edge_parts
-            else _edge_table(
-                _EMPTY_EDGES, pl.DataFrame(schema={DOC: pl.UInt32, "document_ref": pl.String}), True
-            )
-        )
+        edge_table = pa.concat_tables(edge_parts) if edge_parts else EDGE_TABLE_SCHEMA.empty_table()
     return SupportCorpusResult(documents=table, summary=_summary(table), edges=edge_table)
 
 
@@ -399,7 +367,9 @@ def write_support_corpus(
             ):
                 out.write_batch("documents.parquet", batch.documents)
                 if batch.edges is not None:
-                    out.write_batch("edges.parquet", batch.edges)
+                    for part in batch.edges.slices():  # text materialised slice by slice
+                        out.write_batch("edges.parquet", part)
+                del batch  # released before the next batch is awaited
             documents = pq.read_table(out.finish_table("documents.parquet"))
             summary = _summary(documents)
             out.write_text("summary.json", canonical_json(summary))
@@ -408,23 +378,6 @@ def write_support_corpus(
         return summary
 
     return attempt(run)
-
-
-EDGE_TABLE_SCHEMA = pa.schema(
-    [
-        pa.field("document_ref", pa.large_string()),
-        pa.field("claim_id", pa.large_string()),
-        pa.field("evidence_id", pa.large_string()),
-        pa.field("start", pa.int64()),
-        pa.field("end", pa.int64()),
-        pa.field("source_id", pa.large_string()),
-        pa.field("multiplicity", pa.int64()),
-        pa.field("reason", pa.large_string()),
-        pa.field("valid", pa.bool_()),
-        pa.field("label", pa.large_string()),
-    ]
-)
-"""The columns of ``edges.parquet``."""
 
 
 def evaluate_support_tables(

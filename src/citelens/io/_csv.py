@@ -19,19 +19,45 @@ import csv
 import io
 import re
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 
 from citelens.io._json import decode_utf8
 from citelens.io._values import ReadFailure, drop_nulls
 
-__all__ = ["boolean_cells", "csv_header", "integer_cells", "read_csv", "type_csv_columns"]
+__all__ = [
+    "boolean_cells",
+    "csv_header",
+    "integer_cells",
+    "read_csv",
+    "stage_csv",
+    "type_csv_columns",
+]
 
 _SIGNED = r"[+-]?[0-9]+"
 _NEGATIVE = r"-?[0-9]+"
+
+
+# RFC 4180 with quoted line breaks; fully empty lines are skipped (Arrow's default).
+_PARSE = pa_csv.ParseOptions(newlines_in_values=True)
+# Errors of Arrow's CSV reader on malformed content (a ragged row, invalid UTF-8, a bad
+# quote) and of the file system.
+_UNREADABLE = (pa.ArrowInvalid, OSError)
+
+
+def _text_cells(header: list[str]) -> pa_csv.ConvertOptions:
+    """Every cell text, an empty cell (quoted or not) null."""
+    return pa_csv.ConvertOptions(
+        column_types={name: pa.string() for name in header},
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+        null_values=[""],
+    )
 
 
 def read_csv(data: bytes) -> pa.Table:
@@ -47,14 +73,59 @@ def read_csv(data: bytes) -> pa.Table:
     return pa_csv.read_csv(
         io.BytesIO(text.encode("utf-8")),
         read_options=pa_csv.ReadOptions(use_threads=False),
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in header},
-            strings_can_be_null=True,
-            quoted_strings_can_be_null=True,
-            null_values=[""],
-        ),
+        parse_options=_PARSE,
+        convert_options=_text_cells(header),
     )
+
+
+def stage_csv(path: Path, header: list[str], target: Path, block_bytes: int) -> None:
+    """Read the CSV file ``path`` block by block into the Parquet file ``target``, by the
+    rules of :func:`read_csv` (all-text cells, empty cell null): one row group per block of
+    about ``block_bytes``, so memory follows one block, not the file.
+
+    A row longer than a block (Arrow's reader cannot split one) is read again with blocks
+    sixteen times larger, up to the whole file. ``header`` is the file's header row as
+    :func:`csv_header` read it (checked by the caller); a file whose header Arrow reads
+    otherwise, or whose content is malformed, raises :class:`ReadFailure` (``target`` may
+    then be left for the caller to remove)."""
+    failed = False
+    try:
+        size = path.stat().st_size
+        while not _stage_blocks(path, header, target, block_bytes):
+            if block_bytes > size:
+                raise ReadFailure()
+            block_bytes = min(block_bytes * 16, size + 1, _MAX_BLOCK_BYTES)
+    except _UNREADABLE:
+        failed = True
+    if failed:
+        raise ReadFailure()
+
+
+# Arrow's CSV block size is an int32.
+_MAX_BLOCK_BYTES = 2**31 - 1
+
+
+def _stage_blocks(path: Path, header: list[str], target: Path, block_bytes: int) -> bool:
+    """One staging pass; False when a row straddles two blocks (retry with larger ones)."""
+    try:
+        reader = pa_csv.open_csv(
+            path,
+            read_options=pa_csv.ReadOptions(use_threads=False, block_size=block_bytes),
+            parse_options=_PARSE,
+            convert_options=_text_cells(header),
+        )
+        schema = pa.schema([pa.field(name, pa.string()) for name in header])
+        if not reader.schema.equals(schema):
+            raise ReadFailure()
+        with pq.ParquetWriter(target, schema) as writer:
+            for batch in reader:
+                if batch.num_rows:
+                    writer.write_batch(batch)
+    except pa.ArrowInvalid as error:
+        if "straddl" in str(error) and block_bytes < _MAX_BLOCK_BYTES:
+            return False  # Arrow's message for a row longer than the block
+        raise
+    return True
 
 
 def csv_header(line: str) -> list[str]:

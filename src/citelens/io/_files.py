@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.ipc as pa_ipc
 import pyarrow.parquet as pq
@@ -31,6 +32,7 @@ __all__ = [
     "drop_nulls",
     "is_table_object",
     "read_data_file",
+    "read_data_frame",
     "read_table_object",
     "table_rows",
 ]
@@ -139,7 +141,9 @@ def _read(target: Path, suffix: str) -> pa.Table | Any:
     if not target.is_file():
         raise ReadFailure()
     if suffix == ".parquet":
-        return pq.read_table(target)
+        # ParquetFile reads the one file without the dataset layer (which imports pandas)
+        with pq.ParquetFile(target) as parquet:
+            return parquet.read()
     if suffix in (".arrow", ".feather", ".ipc"):
         return _read_ipc(target)
     data = target.read_bytes()
@@ -172,3 +176,73 @@ def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
     if isinstance(result, pa.Table) and limit is not None and result.num_rows > limit + 1:
         result = result.slice(0, limit + 1)
     return result
+
+
+# -- Parquet straight into Polars ----------------------------------------------------------------
+
+# What reading a Parquet file with Polars' own reader may raise; the file is then read by the
+# Arrow reader, as every other file, so that what is accepted and refused stays Arrow's.
+_POLARS_REFUSED = (pl.exceptions.PolarsError, OSError, ValueError)
+
+
+_PLAIN_TYPES = (
+    pa.types.is_string,
+    pa.types.is_large_string,
+    pa.types.is_string_view,
+    pa.types.is_integer,
+    pa.types.is_boolean,
+    pa.types.is_float32,
+    pa.types.is_float64,
+)
+
+
+def _plain_type(dtype: pa.DataType) -> bool:
+    return any(bool(test(dtype)) for test in _PLAIN_TYPES)
+
+
+def _polars_readable(schema: pa.Schema) -> bool:
+    """True when Polars' reader gives exactly the frame ``pl.from_arrow`` gives of the Arrow
+    reader's table: distinct names, text, integer, boolean and float columns and lists of them.
+    Every other schema (dictionaries, temporal, decimal, binary, structs, nested lists,
+    extension types, null columns) keeps the Arrow reader."""
+    names = schema.names
+    if not names or len(set(names)) != len(names):
+        return False
+    for field in schema:
+        dtype = field.type
+        if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+            dtype = dtype.value_type
+        if not _plain_type(dtype):
+            return False
+    return True
+
+
+def _parquet_frame(target: Path) -> pl.DataFrame | None:
+    """The Parquet file as a Polars frame read by Polars (no Arrow table in between: about
+    half the memory), or ``None`` when it is for the Arrow reader (see _polars_readable)."""
+    try:
+        schema = pq.read_schema(target) if target.is_file() else None
+    except _UNREADABLE:  # the Arrow reader decides (and refuses) below
+        schema = None
+    if schema is None:
+        return None
+    if not _polars_readable(schema):
+        return None
+    try:
+        return pl.read_parquet(
+            target, glob=False, hive_partitioning=False, credential_provider=None
+        )
+    except _POLARS_REFUSED:  # e.g. invalid UTF-8: the Arrow reader decides
+        return None
+
+
+def read_data_frame(path: object, limit: int | None = None) -> pl.DataFrame | pa.Table | Any:
+    """:func:`read_data_file`, except that a Parquet file of plain columns comes back as a
+    Polars frame read by Polars (the same frame as ``pl.from_arrow`` of the Arrow table)."""
+    if data_file_suffix(path) == ".parquet":
+        frame = _parquet_frame(Path(os.fspath(path)))  # type: ignore[call-overload]
+        if frame is not None:
+            if limit is not None and frame.height > limit + 1:
+                frame = frame.slice(0, limit + 1)
+            return frame
+    return read_data_file(path, limit)

@@ -108,22 +108,15 @@ def _glob_escape(path: str) -> str:
 
 
 def _as_path(value: object, message: str) -> Path:
-    failed = False
-    path = Path()
-    try:
-        if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
-            failed = True
-        else:
+    raw: object = None
+    if isinstance(value, str | os.PathLike):
+        try:
             raw = os.fspath(value)
-            if not isinstance(raw, str) or raw == "" or "\x00" in raw:
-                failed = True
-            else:
-                path = Path(os.path.abspath(raw))
-    except Exception:
-        failed = True
-    if failed:
+        except Exception:  # the caller's __fspath__ raised (conventions §1.2): not a path
+            raw = None
+    if not isinstance(raw, str) or raw == "" or "\x00" in raw:
         raise CorpusError(message, "input")
-    return path
+    return Path(os.path.abspath(raw))
 
 
 def resolve_results_dir(results_dir: str | os.PathLike[str] | None = None) -> Path:

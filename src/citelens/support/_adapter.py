@@ -217,31 +217,41 @@ def _entries(value: Mapping[Any, Any], name: str, limit: int) -> list[tuple[Any,
 _PLAIN_TYPES: Final = frozenset((str, int, bool, float, type(None), list, dict))
 
 
-def _plain_values_list(values: list[Any]) -> bool:
+def _plain_values_list(values: list[Any], types: set[type]) -> bool:
     """Values that Arrow types exactly as the rules read them: plain types, no int/float mix
     at any level, no ``None`` inside a nested mapping (a present key holding ``None`` is not a
-    missing key there)."""
+    missing key there). ``types`` is the set of the types of ``values``."""
     while values:
-        types = set(map(type, values))
         if not types <= _PLAIN_TYPES:
             return False
         if int in types and float in types:
             return False  # Arrow would make the integers floats, which the rules reject
+        if list not in types and dict not in types:
+            return True
         nested: list[Any] = []
-        if list in types:
-            nested.extend(itertools.chain.from_iterable(v for v in values if type(v) is list))
+        if types == _LIST_ONLY:
+            nested = list(itertools.chain.from_iterable(values))
+        elif list in types:
+            is_list = map(operator.is_, map(type, values), itertools.repeat(list))
+            lists = list(itertools.compress(values, is_list))
+            nested = list(itertools.chain.from_iterable(lists))
         if dict in types:
-            dicts = [v for v in values if type(v) is dict]
+            is_dict = map(operator.is_, map(type, values), itertools.repeat(dict))
+            dicts = list(itertools.compress(values, is_dict))
             inner = list(itertools.chain.from_iterable(map(dict.values, dicts)))
             if any(map(operator.is_, inner, itertools.repeat(None))):
                 return False
             nested.extend(inner)
         values = nested
+        types = set(map(type, values))
     return True
 
 
+_LIST_ONLY: Final = frozenset((list,))
+
+
 def _arrow(values: list[Any]) -> pa.Array | None:
-    if not _plain_values_list(values):
+    if not _plain_values_list(values, set(map(type, values))):
         return None
     try:
         return pa.array(values)
@@ -251,21 +261,27 @@ def _arrow(values: list[Any]) -> pa.Array | None:
         return None
 
 
+def _present_keys(rows: list[dict[Any, Any]], wanted: frozenset[str]) -> list[str]:
+    """The keys of ``wanted`` that any of ``rows`` holds, sorted. One C-level pass over the
+    keys of every row (``dict.keys`` views would be half a million live objects for the
+    garbage collector to walk)."""
+    return sorted(wanted.intersection(set(itertools.chain.from_iterable(rows))))
+
+
 def _columns(rows: list[dict[Any, Any]]) -> tuple[pl.DataFrame, dict[str, Cell]]:
     """The fields the rules read, as Arrow columns or cells, plus the ``_row`` column."""
     n = len(rows)
-    keys = sorted(RECORD_KEYS.intersection(set().union(*map(dict.keys, rows)))) if n else []
     arrays: dict[str, pa.Array] = {}
     typed: dict[str, Cell] = {}
-    for key in keys:
-        values = list(map(operator.methodcaller("get", key), rows))
+    for key in _present_keys(rows, RECORD_KEYS):
+        values = list(map(dict.get, rows, itertools.repeat(key)))
         keyed: pl.Series | None = None
         if key in _FLAG_COLUMNS:
             # a flag key holding None is present (and not a boolean) in a mapping
             nones = sum(map(operator.is_, values, itertools.repeat(None)))
-            present = sum(map(operator.contains, rows, itertools.repeat(key)))
+            present = sum(map(dict.__contains__, rows, itertools.repeat(key)))
             if present != n - nones:
-                keyed = pl.Series(list(map(operator.contains, rows, itertools.repeat(key))))
+                keyed = pl.Series(list(map(dict.__contains__, rows, itertools.repeat(key))))
         array = _arrow(values) if keyed is None else None
         if array is not None:
             arrays[key] = array

@@ -13,7 +13,9 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from citelens.support._cells import (
     ABSENT,
@@ -181,14 +183,52 @@ def _whitespace_list() -> pl.Series:
     return pl.Series(list(whitespace()), dtype=pl.String).implode()
 
 
+def _byte_range(text: pl.Series) -> tuple[int, int] | None:
+    """The smallest and largest UTF-8 byte of all values together (``None``: not known).
+
+    The bytes of a value outside ``0x20``–``0x7e`` include those of every control character
+    (``0x00``–``0x1f``, ``0x7f``) and of every non-ASCII character; whitespace other than
+    ``" "`` (``0x20``) is among them. A range inside ``0x21``–``0x7e`` therefore proves that no
+    value holds a control character or needs stripping, without a per-value scan. The values
+    are read as one contiguous Arrow buffer (Polars' own views may reference buffers that hold
+    other bytes too, such as Parquet length prefixes); bytes of a null slot can only widen the
+    range, and the exact checks then run."""
+    array = text.to_arrow(compat_level=pl.CompatLevel.oldest())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if pa.types.is_large_string(array.type):
+        width: Any = np.int64
+    elif pa.types.is_string(array.type):
+        width = np.int32
+    else:
+        return None
+    _, offsets, data = array.buffers()
+    if offsets is None or data is None:
+        return None
+    bounds = np.frombuffer(offsets, dtype=width)[[array.offset, array.offset + len(array)]]
+    values = np.frombuffer(data, dtype=np.uint8)[int(bounds[0]) : int(bounds[1])]
+    if not len(values):
+        return None
+    return int(values.min()), int(values.max())
+
+
 def _identifier_text(text: pl.Series) -> tuple[pl.Series, pl.Series]:
     """Stripped text and the rows it fails (empty, over 256 code points, a control)."""
     # One pass finds the values that need stripping or hold a control character; only those
     # are stripped, and code points are counted only where the byte length could exceed 256.
+    # Printable ASCII text (all bytes in 0x20-0x7e, the usual identifier) skips the scans that
+    # its byte range already answers: no control at all, and no edge to strip without a space.
     ws = _whitespace_list()
-    edges = text.str.head(1).is_in(ws) | text.str.tail(1).is_in(ws)
-    control = text.str.contains(_CONTROL)
-    needs_work = (edges | control).fill_null(False)
+    byte_range = _byte_range(text) if len(text) else None
+    printable = byte_range is not None and byte_range[0] >= 0x20 and byte_range[1] <= 0x7E
+    if printable and byte_range is not None and byte_range[0] > 0x20:
+        needs_work = constant(False, len(text), pl.Boolean)
+    elif printable:
+        needs_work = (text.str.head(1).is_in(ws) | text.str.tail(1).is_in(ws)).fill_null(False)
+    else:
+        edges = text.str.head(1).is_in(ws) | text.str.tail(1).is_in(ws)
+        control = text.str.contains(_CONTROL)
+        needs_work = (edges | control).fill_null(False)
     work = bool(needs_work.any())
     stripped = _where(needs_work, text.str.strip_chars(whitespace()), text) if work else text
     length = stripped.str.len_bytes()
@@ -375,6 +415,18 @@ def _map_distinct(series: pl.Series, function: Callable[[Any], str | None]) -> p
     return series.replace_strict(distinct, mapped, default=None, return_dtype=pl.String)
 
 
+def _per_distinct(text: pl.Series, function: Callable[[pl.Series], pl.Series]) -> pl.Series:
+    """``function`` of a text column (row by row, null for null) computed on the distinct
+    values only and mapped back to the rows: labels and claim types are a small vocabulary."""
+    distinct = text.drop_nulls().unique()
+    if 2 * len(distinct) > len(text):
+        return function(text)
+    mapped = function(distinct)
+    if not len(distinct):
+        return constant(None, len(text), mapped.dtype)
+    return text.replace_strict(distinct, mapped, default=None, return_dtype=mapped.dtype)
+
+
 def _casefold(text: pl.Series) -> pl.Series:
     """``str.casefold()``: Polars lower-casing for ASCII, Python's casefold for the rest."""
     lowered = text.str.to_lowercase()
@@ -384,6 +436,18 @@ def _casefold(text: pl.Series) -> pl.Series:
     return _where(foreign, _map_distinct(text, str.casefold), lowered)
 
 
+def _claim_type_text(text: pl.Series) -> pl.Series:
+    return (
+        _casefold(text.str.strip_chars(whitespace()))
+        .str.replace_all(r"[^a-z0-9_.-]+", "-")
+        .str.strip_chars("-")
+    )
+
+
+def _claim_type_ok(normal: pl.Series) -> pl.Series:
+    return normal.str.contains(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
 def claim_type_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
     """The claim-type rule: a bounded, normalised label or ``""``."""
     none = (cell.kind == ABSENT) | ((cell.kind == STR) & (cell.s == "")).fill_null(False)
@@ -391,12 +455,8 @@ def claim_type_rule(cell: Cell) -> tuple[pl.Series, list[Check]]:
     other = ~none & ~cell.is_kind(STR, INT, BIG, BOOL, FLOAT)
     if bool(other.any()):
         text = _where(other, _python_str(cell, other), text)
-    normal = (
-        _casefold(text.str.strip_chars(whitespace()))
-        .str.replace_all(r"[^a-z0-9_.-]+", "-")
-        .str.strip_chars("-")
-    )
-    ok = normal.str.contains(r"^[a-z0-9][a-z0-9_.-]{0,63}$").fill_null(False)
+    normal = _per_distinct(text, _claim_type_text)
+    ok = _per_distinct(normal, _claim_type_ok).fill_null(False)
     return _where(none, pl.lit(""), normal), [(~none & ~ok, Problem.CLAIM_TYPE)]
 
 
@@ -416,15 +476,19 @@ def _python_str(cell: Cell, rows: pl.Series) -> pl.Series:
     return out.scatter(index, pl.Series(texts, dtype=pl.String)) if len(index) else out
 
 
-def _normal_label(cell: Cell) -> tuple[pl.Series, pl.Series, pl.Series]:
-    """One label value: the label, rows that are not strings, rows that are unsupported."""
-    text = _where(cell.kind == STR, cell.s, pl.lit(None, pl.String))
+def _label_text(text: pl.Series) -> pl.Series:
     key = (
         _casefold(text.str.strip_chars(whitespace()))
         .str.replace_all(r"[^a-z0-9]+", "_")
         .str.strip_chars("_")
     )
-    label = key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
+    return key.replace_strict(LABEL_SPELLINGS, default=None, return_dtype=pl.String)
+
+
+def _normal_label(cell: Cell) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """One label value: the label, rows that are not strings, rows that are unsupported."""
+    text = _where(cell.kind == STR, cell.s, pl.lit(None, pl.String))
+    label = _per_distinct(text, _label_text)
     label = _where(
         cell.kind == BOOL, _where(cell.i == 1, pl.lit("supports"), pl.lit("irrelevant")), label
     )

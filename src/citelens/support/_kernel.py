@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 __all__ = ["LABELS", "REASON_CODES", "KernelResult", "run_kernel", "span_status"]
 
@@ -30,6 +31,8 @@ REASON_CODES: tuple[str, ...] = (
 )
 LABELS: tuple[str, ...] = ("supports", "contradicts", "irrelevant", "unclear")
 _LABEL_ENUM = pl.Enum(list(LABELS))
+_LABEL_VALUES = pl.Series(LABELS, dtype=_LABEL_ENUM)
+_REASON_VALUES = pl.Series(REASON_CODES, dtype=pl.String)
 
 
 def span_status(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
@@ -47,6 +50,17 @@ def span_status(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
         .then(pl.lit("out_of_bounds"))
         .otherwise(pl.lit("valid"))
     )
+
+
+def _span_valid(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
+    """``span_status(start, end, length) == "valid"`` as a boolean expression (never null)."""
+    return (
+        start.is_not_null()
+        & end.is_not_null()
+        & (start >= 0)
+        & (end > start)
+        & (length.is_null() | ((length >= 0) & (end <= length)))
+    ).fill_null(False)
 
 
 @dataclass(frozen=True)
@@ -79,8 +93,9 @@ def run_kernel(
     documents with no rows in some tables. Identifier columns are ``String``; ``_d`` is an
     integer on every table.
     """
+    single = documents.height == 1
     claims = (
-        claims.sort(DOC, "claim_id")
+        _by_identifier(claims, "claim_id", single)
         .with_row_index("_c")
         .with_columns(
             span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias(
@@ -89,7 +104,7 @@ def run_kernel(
         )
     )
     evidence = (
-        evidence.sort(DOC, "evidence_id")
+        _by_identifier(evidence, "evidence_id", single)
         .with_row_index("_e")
         .with_columns(
             span_status(pl.col("start"), pl.col("end"), pl.col("source_length")).alias(
@@ -98,109 +113,93 @@ def run_kernel(
         )
     )
 
-    # One string join per identifier column; afterwards only integer codes are joined. With a
-    # single document the document key is constant and is left out of the join keys.
-    single = documents.height == 1
+    # One string join per identifier column (the key columns alone, in the order of the
+    # rows); afterwards only integer codes are compared. With a single document the document
+    # key is constant and is left out of the join keys.
     claim_key = ["claim_id"] if single else [DOC, "claim_id"]
     evidence_key = ["evidence_id"] if single else [DOC, "evidence_id"]
     claim_codes = claims.select(*claim_key, "_c")
     evidence_codes = evidence.select(*evidence_key, "_e")
-    edges = raw_edges.join(claim_codes, on=claim_key, how="left").join(
-        evidence_codes, on=evidence_key, how="left"
-    )
-    adjudications = adjudications.join(claim_codes, on=claim_key, how="left").join(
-        evidence_codes, on=evidence_key, how="left"
+    edges, adjudications = (
+        frame.with_columns(
+            *_lookup(frame, claim_codes, claim_key), *_lookup(frame, evidence_codes, evidence_key)
+        )
+        for frame in (raw_edges, adjudications)
     )
     # Rank codes: the position of (document, identifier) in byte order among the known and
     # the unknown identifiers alike, so that sorting by rank is sorting by identifier.
     edges, adjudications = _with_ranks(claims, claim_key, "_c", "_rc", [edges, adjudications])
     edges, adjudications = _with_ranks(evidence, evidence_key, "_e", "_re", [edges, adjudications])
+    # From here on an edge's identifiers are its codes (strings only for unknown ones).
     edges = _deduplicated(
         edges.with_columns(
             pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
             pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
             _rank_key(),
-        ).drop("_rc", "_re")
+        ).drop("_rc", "_re", "claim_id", "evidence_id")
     )
     # Evidence attributes by code: ``_e`` is the row position in ``evidence`` (a gather).
+    codes = edges["_e"]
     edges = edges.with_columns(
-        _gather(evidence, "start", edges["_e"], "_ev_start"),
-        _gather(evidence, "end", edges["_e"], "_ev_end"),
-        _gather(evidence, "source_id", edges["_e"], "_ev_source"),
-        _gather(evidence, "source_length", edges["_e"], "_ev_length"),
-        _gather(evidence, "span_status", edges["_e"], "_ev_status"),
+        _gather(evidence["start"], codes, "_ev_start"),
+        _gather(evidence["end"], codes, "_ev_end"),
+        _gather(evidence["source_id"], codes, "_ev_source"),
+        _gather(evidence["source_length"], codes, "_ev_length"),
+        _gather(evidence["span_status"] != "valid", codes, "_ev_invalid"),
     )
     start, end = pl.col("start"), pl.col("end")
+
+    def coded(name: str) -> pl.Expr:
+        return pl.lit(REASON_CODES.index(name), dtype=pl.UInt8)
+
+    none = pl.lit(None, dtype=pl.UInt8)
     reason = (
         pl.when(pl.col("_c").is_null())
-        .then(pl.lit("missing_claim"))
+        .then(coded("missing_claim"))
         .when(pl.col("_e").is_null())
-        .then(pl.lit("missing_evidence"))
-        .when(pl.col("_ev_status") != "valid")
-        .then(pl.lit("invalid_evidence_span"))
+        .then(coded("missing_evidence"))
+        .when(pl.col("_ev_invalid"))
+        .then(coded("invalid_evidence_span"))
         .when(
             (pl.col("source_id") != "")
             & (pl.col("_ev_source") != "")
             & (pl.col("source_id") != pl.col("_ev_source"))
         )
-        .then(pl.lit("source_mismatch"))
+        .then(coded("source_mismatch"))
         .when(start.is_null() & end.is_null())
-        .then(pl.lit(None, dtype=pl.String))
-        .when(span_status(start, end, pl.col("_ev_length")) != "valid")
-        .then(pl.lit("invalid_citation_span"))
+        .then(none)
+        .when(~_span_valid(start, end, pl.col("_ev_length")))
+        .then(coded("invalid_citation_span"))
         .when((start < pl.col("_ev_start")) | (end > pl.col("_ev_end")))
-        .then(pl.lit("citation_outside_evidence"))
-        .otherwise(pl.lit(None, dtype=pl.String))
+        .then(coded("citation_outside_evidence"))
+        .otherwise(none)
     )
-    edges = edges.with_columns(reason.alias("reason"), _pair_key()).with_columns(
-        pl.col("reason").is_null().alias("valid")
+    # The reason as a code (cheap to compute and count), then as its string.
+    reasons = edges.select(reason).to_series()
+    edges = edges.with_columns(
+        _REASON_VALUES.gather(reasons).alias("reason"), reasons.is_null().alias("valid")
     )
-    edges = edges.drop("_ev_start", "_ev_end", "_ev_source", "_ev_length", "_ev_status")
+    edges = edges.drop("_ev_start", "_ev_end", "_ev_source", "_ev_length", "_ev_invalid")
 
     # Adjudications: a row is matched when its pair has a valid edge; a pair's labels
-    # collapse to one effective label (``unclear`` when they disagree). A pair is keyed by
-    # one integer, ``_c * 2**32 + _e`` (null when either identifier is unknown).
-    adjudications = adjudications.with_columns(
-        pl.col("label").cast(_LABEL_ENUM), _pair_key(), _rank_key()
-    ).drop("_rc", "_re")
-    valid_pairs = edges.filter(pl.col("valid"))[_PAIR].unique()
-    adjudications = adjudications.with_columns(
-        pl.col(_PAIR).is_in(valid_pairs.implode()).fill_null(False).alias("matched")
+    # collapse to one effective label (``unclear`` when they disagree). A pair is named by
+    # its rank key, which edges are sorted by: adjudications sorted by (rank, label) hold each
+    # pair's rows as one run whose first and last labels are the lowest and the highest.
+    adjudications = adjudications.with_columns(pl.col("label").cast(_LABEL_ENUM), _rank_key()).drop(
+        "_rc", "_re"
     )
-    pair_labels = (
-        adjudications.filter(pl.col("matched"))
-        .group_by(_PAIR)
-        .agg(
-            pl.col("_c").first(),
-            pl.col("label").min().alias("_low"),
-            pl.col("label").max().alias("_high"),
-        )
-        .with_columns(
-            pl.when(pl.col("_low") != pl.col("_high"))
-            .then(pl.lit("unclear", dtype=_LABEL_ENUM))
-            .otherwise(pl.col("_low"))
-            .alias("pair_label"),
-            (pl.col("_low") != pl.col("_high")).alias("_conflict"),
-        )
+    pairs = _pair_runs(adjudications, edges.filter(pl.col("valid"))[RANK].to_numpy())
+    adjudications = adjudications.with_columns(pairs.matched)
+    pair_labels = pairs.labels.with_columns(_gather(claims[DOC], pairs.labels["_c"], DOC))
+    edges = edges.with_columns(
+        _labels_by_rank(pair_labels, edges[RANK], edges["valid"]).alias("label")
     )
-    pair_labels = pair_labels.with_columns(_gather(claims, DOC, pair_labels["_c"], DOC))
-    edges = (
-        edges.join(
-            pair_labels.select(_PAIR, "pair_label"), on=_PAIR, how="left", maintain_order="left"
-        )
-        .with_columns(
-            pl.when(pl.col("valid")).then(pl.col("pair_label")).otherwise(None).alias("label")
-        )
-        .drop(_PAIR)
-    )
-    claim_flags = pair_labels.group_by("_c").agg(
-        pl.lit(True).alias("adjudicated"),
-        (pl.col("pair_label") == "supports").any().alias("supported"),
-    )
-    claims = claims.join(claim_flags, on="_c", how="left").with_columns(
+    claims = claims.with_columns(
+        _marked(pair_labels["_c"], claims.height).alias("adjudicated"),
+        _marked(pair_labels.filter(pl.col("pair_label") == "supports")["_c"], claims.height).alias(
+            "supported"
+        ),
         (~_marked(edges["_c"], claims.height)).alias("orphan"),
-        pl.col("adjudicated").fill_null(False),
-        pl.col("supported").fill_null(False),
     )
     evidence = evidence.with_columns(
         _marked(edges.filter(pl.col("_c").is_not_null())["_e"], evidence.height).alias("used")
@@ -266,9 +265,10 @@ def run_kernel(
         .sort(DOC)
     )
     # Identifier strings of edges come back from the code tables (a gather, not a join).
-    edges = edges.with_columns(
+    edges = edges.select(
         _by_code(edges["_c"], claims["claim_id"], edges["_mc"]).alias("claim_id"),
         _by_code(edges["_e"], evidence["evidence_id"], edges["_me"]).alias("evidence_id"),
+        pl.exclude("_mc", "_me"),
     )
     return KernelResult(
         documents=per_document,
@@ -279,7 +279,6 @@ def run_kernel(
     )
 
 
-_PAIR = "_p"
 RANK = "_rk"
 """Edges and adjudications: ``claim rank * 2**32 + evidence rank`` (sorts by identifiers)."""
 
@@ -307,7 +306,7 @@ def _with_ranks(
                 unknown.with_columns(pl.lit(False).alias("_known")),
             ]
         )
-        .sort(key)
+        .pipe(lambda frame: _by_identifier(frame, key[-1], len(key) == 1))
         .with_row_index(rank)
     )
     known_ranks = union.filter(pl.col("_known"))[rank]
@@ -334,29 +333,160 @@ def _rank_key() -> pl.Expr:
 def _deduplicated(edges: pl.DataFrame) -> pl.DataFrame:
     """Exact de-duplication of the five-tuple per document, by sorting: rows sorted by
     (rank key, start, end, source_id) with nulls first — the order of the provenance digests —
-    and one row per run of equal rows, with the run length as ``multiplicity``."""
+    and one row per run of equal rows, with the run length as ``multiplicity``. Only the key
+    columns are sorted; the other columns are gathered once, at the first row of each run
+    (every column is a function of the key: the rank names document, claim and evidence)."""
     key = [RANK, "start", "end", "source_id"]
-    edges = edges.sort(key, nulls_last=False)
     if edges.height == 0:
         return edges.with_columns(pl.lit(0, dtype=pl.Int64).alias("multiplicity"))
-    first = edges.select(
+    order = edges.select(pl.arg_sort_by(key, nulls_last=False)).to_series()
+    ordered = edges.select(key)[order]
+    first = ordered.select(
         pl.any_horizontal(pl.col(name).ne_missing(pl.col(name).shift()) for name in key)
     ).to_series()
     starts = first.arg_true()
     stops = pl.concat([starts.slice(1), pl.Series([edges.height], dtype=starts.dtype)])
-    return edges.gather(starts).with_columns((stops - starts).cast(pl.Int64).alias("multiplicity"))
+    rest = edges.drop(key)[order.gather(starts)]
+    return (
+        ordered[starts]
+        .hstack(rest.get_columns())
+        .select(edges.columns)
+        .with_columns((stops - starts).cast(pl.Int64).alias("multiplicity"))
+    )
 
 
-def _pair_key() -> pl.Expr:
-    """The integer key of a (claim, evidence) pair: ``_c * 2**32 + _e``."""
-    return (pl.col("_c").cast(pl.UInt64) * (1 << 32) + pl.col("_e").cast(pl.UInt64)).alias(_PAIR)
+@dataclass(frozen=True)
+class _Pairs:
+    """Adjudication rows matched to a valid edge, and one row per matched pair."""
+
+    matched: pl.Series
+    labels: pl.DataFrame
+    """``_rk`` (ascending), ``_c``, ``pair_label`` and ``_conflict`` of every matched pair."""
 
 
-def _gather(frame: pl.DataFrame, column: str, codes: pl.Series, name: str) -> pl.Series:
-    """``frame[column]`` at the row positions ``codes`` (null where the code is null)."""
-    if frame.height == 0:
-        return pl.repeat(None, len(codes), dtype=frame.schema[column], eager=True).alias(name)
-    return frame[column].gather(codes).alias(name)
+def _pair_runs(adjudications: pl.DataFrame, valid_ranks: np.ndarray) -> _Pairs:
+    """Match adjudications to the valid edges' rank keys (ascending) and collapse each
+    matched pair's labels. The rank key names the (claim, evidence) identities, known or not,
+    and a valid edge has known ones, so equal keys are the same pair."""
+    ranks = adjudications[RANK].to_numpy()
+    codes = adjudications["label"].to_physical().to_numpy().astype(np.uint64)
+    if len(ranks) and int(ranks.max()) < (1 << 62):
+        order = np.argsort(ranks * np.uint64(4) + codes, kind="stable")
+    else:
+        order = np.lexsort((codes, ranks))
+    ranks, codes = ranks[order], codes[order]
+    if len(valid_ranks):
+        found = np.minimum(np.searchsorted(valid_ranks, ranks), len(valid_ranks) - 1)
+        hit = valid_ranks[found] == ranks
+    else:
+        hit = np.zeros(len(ranks), dtype=bool)
+    matched = np.empty(len(ranks), dtype=bool)
+    matched[order] = hit
+    rows = order[hit]
+    ranks, codes = ranks[hit], codes[hit]
+    first = np.flatnonzero(np.r_[True, ranks[1:] != ranks[:-1]]) if len(ranks) else rows[:0]
+    last = np.r_[first[1:], len(ranks)][: len(first)] - 1
+    low, high = codes[first], codes[last]
+    labels = pl.DataFrame(
+        {
+            RANK: ranks[first],
+            "_c": adjudications["_c"].gather(rows[first]),
+            "pair_label": _LABEL_VALUES.gather(np.where(low != high, 3, low)),
+            "_conflict": low != high,
+        }
+    )
+    return _Pairs(pl.Series("matched", matched), labels)
+
+
+def _labels_by_rank(pair_labels: pl.DataFrame, ranks: pl.Series, valid: pl.Series) -> pl.Series:
+    """The effective label of each valid edge's pair (``pair_labels`` sorted by rank key)."""
+    if pair_labels.height == 0:
+        return pl.repeat(None, len(ranks), dtype=_LABEL_ENUM, eager=True)
+    keys = pair_labels[RANK].to_numpy()
+    found = np.minimum(np.searchsorted(keys, ranks.to_numpy()), len(keys) - 1)
+    hit = (keys[found] == ranks.to_numpy()) & valid.to_numpy()
+    label = pair_labels["pair_label"].gather(found)
+    return pl.select(pl.when(pl.Series(hit)).then(label)).to_series()
+
+
+def _gather(values: pl.Series, codes: pl.Series, name: str) -> pl.Series:
+    """``values`` at the row positions ``codes`` (null where the code is null)."""
+    if values.len() == 0:
+        return pl.repeat(None, len(codes), dtype=values.dtype, eager=True).alias(name)
+    return values.gather(codes).alias(name)
+
+
+def _lookup(frame: pl.DataFrame, table: pl.DataFrame, key: list[str]) -> list[pl.Series]:
+    """The columns of ``table`` (unique ``key``) for each row of ``frame``, in row order (null
+    where the key is not in ``table``): a left join of the key columns alone."""
+    found = frame.select(key).join(table, on=key, how="left", maintain_order="left")
+    return found.drop(key).get_columns()
+
+
+def _by_identifier(frame: pl.DataFrame, column: str, single: bool) -> pl.DataFrame:
+    """``frame`` sorted by (document, ``column``), or by ``column`` alone when it holds one
+    document; the identifiers of a document are unique."""
+    if frame.height < 2:
+        return frame
+    return frame[_byte_order(frame[column], None if single else frame[DOC])]
+
+
+def _common_prefix(low: str, high: str) -> int:
+    """The length in bytes of the common prefix of ``low`` and ``high``."""
+    a, b = low.encode(), high.encode()
+    size = min(len(a), len(b))
+    differ = np.flatnonzero(
+        np.frombuffer(a[:size], dtype=np.uint8) != np.frombuffer(b[:size], dtype=np.uint8)
+    )
+    return int(differ[0]) if len(differ) else size
+
+
+def _windows(ids: pl.Series, skip: int) -> np.ndarray:
+    """Each identifier's 8 bytes after its first ``skip`` bytes as a big-endian integer,
+    zero-padded past its end."""
+    array = ids.rechunk().to_arrow().cast(pa.large_string())
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64)[
+        array.offset : array.offset + len(array) + 1
+    ]
+    buffer = array.buffers()[2]
+    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, np.uint8)
+    padded = np.concatenate([data[: int(offsets[-1])], np.zeros(8, dtype=np.uint8)])
+    starts = offsets[:-1] + skip
+    window = padded[np.minimum(starts[:, None] + np.arange(8), len(padded) - 1)]
+    window[np.arange(8) >= (offsets[1:] - starts)[:, None]] = 0
+    keys: np.ndarray = window.view(">u8").ravel().astype(np.uint64)
+    return keys
+
+
+def _byte_order(ids: pl.Series, documents: pl.Series | None) -> pl.Series:
+    """The permutation sorting non-null identifiers by (document, UTF-8 bytes).
+
+    The main key is the 8 bytes that follow the identifiers' common prefix (big-endian,
+    zero-padded), sorted as integers; only rows whose (document, key) ties with a neighbour
+    are sorted by their full strings. Integer order of the key never contradicts byte order:
+    all identifiers share the prefix, and where two 8-byte windows first differ the smaller
+    one has the smaller byte or has ended."""
+    if ids.null_count():
+        frame = pl.DataFrame([ids.alias("s")] + ([] if documents is None else [documents]))
+        names = ["s"] if documents is None else [documents.name, "s"]
+        return frame.select(pl.arg_sort_by(names, nulls_last=False)).to_series()
+    key = _windows(ids, _common_prefix(str(ids.min()), str(ids.max())))
+    if documents is None:
+        order = np.argsort(key, kind="stable")
+        tie = key[order][1:] == key[order][:-1]
+    else:
+        doc = documents.to_numpy()
+        order = np.lexsort((key, doc))
+        tie = (key[order][1:] == key[order][:-1]) & (doc[order][1:] == doc[order][:-1])
+    if tie.any():
+        positions = np.flatnonzero(np.r_[tie, False] | np.r_[False, tie])
+        rows = order[positions]
+        columns = {"k": key[rows], "s": ids.gather(rows)}
+        if documents is not None:
+            columns = {"d": documents.to_numpy()[rows], **columns}
+        within = pl.DataFrame(columns).select(pl.arg_sort_by(list(columns))).to_series()
+        order[positions] = rows[within.to_numpy()]
+    return pl.Series(order, dtype=pl.UInt32)
 
 
 def _marked(codes: pl.Series, n: int) -> pl.Series:
@@ -370,5 +500,7 @@ def _by_code(codes: pl.Series, values: pl.Series, unknown: pl.Series) -> pl.Seri
     """``values[code]`` where the code is known, else the unknown identifier's string."""
     if values.len() == 0:
         return unknown.cast(pl.String)
+    if codes.null_count() == 0:
+        return values.gather(codes)
     known = values.gather(codes.fill_null(0))
     return pl.select(pl.when(codes.is_null()).then(unknown).otherwise(known)).to_series()

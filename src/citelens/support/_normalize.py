@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
 import polars as pl
 
 from citelens.support._cells import (
@@ -236,15 +237,8 @@ def claim_stage(
         items = _Items(
             pl.Series([], dtype=pl.UInt32), absent_cell(0), {}, constant(False, n, pl.Boolean)
         )
-    counts = (
-        pl.DataFrame({"r": items.row})
-        .group_by("r")
-        .len()
-        .join(pl.DataFrame({"r": row_index(n)}), on="r", how="right")
-        .sort("r")
-        .select(pl.col("len").fill_null(0).cast(pl.Int64))
-        .to_series()
-    )
+    # the number of items of every claim row (an integer histogram of the item rows)
+    counts = pl.Series(np.bincount(items.row.to_numpy(), minlength=n).astype(np.int64))
     listed = citation.kind == LIST
     list_over = listed & (counts > citation_limit)
     mapping = items.cell.kind == STRUCT
@@ -252,15 +246,20 @@ def claim_stage(
     fields = items.fields
     mappings = bool(mapping.any())  # mapping items (possibly without any field: ``{}``)
     if mappings:
-        evidence, _ = group(fields, ITEM_EVIDENCE_ALIASES, item_n)
+        evidence, evidence_conflict = group(fields, ITEM_EVIDENCE_ALIASES, item_n)
         item_value = where_cell(mapping, evidence, items.cell)
-        no_evidence = mapping & ~evidence.present
+        # step 8, item by item: the first value of the evidence aliases (a conflict), then
+        # that a mapping item has one
+        evidence_checks: list[Check] = [
+            (mapping & evidence_conflict, Problem.CONFLICT),
+            (mapping & ~evidence.present, Problem.ITEM_EVIDENCE),
+        ]
     else:
         item_value = items.cell
-        no_evidence = constant(False, item_n, pl.Boolean)
+        evidence_checks = []
     item_id, item_checks = identifier_rule(item_value)
-    item_problem = first_problem(item_checks, item_n)
-    per_claim = _per_claim(items.row, no_evidence, item_problem, n)
+    evidence_problem = _first_by_claim(items.row, first_problem(evidence_checks, item_n), n)
+    item_problem = _first_by_claim(items.row, first_problem(item_checks, item_n), n)
 
     # Edges: plain items become (claim, item); mapping items go through the citation rule.
     claim_of_item = claim_id.gather(items.row) if item_n else pl.Series([], dtype=pl.String)
@@ -304,8 +303,8 @@ def claim_stage(
         (bad_value, Problem.CITATION_VALUE),
         (items.failed, Problem.CITATION_ITERABLE),
         (list_over, Problem.CITATION_LIMIT),
-        (per_claim["evidence"], Problem.ITEM_EVIDENCE),
-        *code_checks(per_claim["identifier"]),
+        *code_checks(evidence_problem),
+        *code_checks(item_problem),
         *claim_checks,
         *source_checks,
         *type_checks,
@@ -326,24 +325,15 @@ def claim_stage(
     return ClaimStage(claims, edges, first_problem(checks, n))
 
 
-def _per_claim(
-    item_row: pl.Series, no_evidence: pl.Series, item_problem: pl.Series, n: int
-) -> dict[str, pl.Series]:
-    """Step 8 per claim: any mapping item without evidence; else the first item's id problem."""
-    frame = pl.DataFrame({"r": item_row, "e": no_evidence, "p": item_problem}).with_row_index("i")
-    agg = frame.group_by("r").agg(
-        pl.col("e").any().alias("e"),
-        pl.col("p").filter(pl.col("p").is_not_null()).first().alias("p"),
-    )
-    full = pl.DataFrame({"r": row_index(n)}).join(agg, on="r", how="left").sort("r")
-    return {"evidence": full["e"].fill_null(False), "identifier": full["p"]}
-
-
 def _first_by_claim(item_row: pl.Series, problem: pl.Series, n: int) -> pl.Series:
-    frame = pl.DataFrame({"r": item_row, "p": problem})
-    agg = frame.group_by("r").agg(pl.col("p").filter(pl.col("p").is_not_null()).first())
-    full = pl.DataFrame({"r": row_index(n)}).join(agg, on="r", how="left").sort("r")
-    return full["p"]
+    """Per claim row, the first non-null problem of its items in item order (else null)."""
+    out = constant(None, n, pl.UInt8)
+    failing = problem.is_not_null()
+    if not bool(failing.any()):
+        return out
+    rows = item_row.filter(failing)
+    first = rows.is_first_distinct()
+    return out.scatter(rows.filter(first), problem.filter(failing).filter(first).cast(pl.UInt8))
 
 
 # -- evidence -------------------------------------------------------------------------------
