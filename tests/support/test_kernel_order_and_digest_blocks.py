@@ -176,6 +176,18 @@ def _frames(documents: list[dict[str, Any]], codes: list[int]) -> list[pl.DataFr
     ]
 
 
+def _assert_recipe_digests(frame: pl.DataFrame, doc: dict[str, Any]) -> None:
+    """The one report row of ``frame`` carries the Appendix A recipe's digests of ``doc``."""
+    expected = citelens_digests(
+        claims=[(c, 0, 3, "s1", doc["length"], "") for c in doc["claims"]],
+        evidence=[(e, s, t, "s2", 8) for e, s, t in doc["evidence"]],
+        edges=list(set(doc["edges"])),
+        adjudications=doc["adjudications"],
+    )
+    row = frame.row(0, named=True)
+    assert {name: row[name] for name in expected} == expected
+
+
 def _evaluate(documents: list[dict[str, Any]], codes: list[int]) -> pl.DataFrame:
     frames = _frames(documents, codes)
     kernel = _kernel.run_kernel(*frames)
@@ -197,14 +209,7 @@ def test_many_documents_equal_each_document_alone(documents: list[dict[str, Any]
     for doc, code in zip(documents, codes):
         alone = _evaluate([doc], [code])
         assert together.filter(pl.col(DOC) == code).rows() == alone.rows()
-        expected = citelens_digests(
-            claims=[(c, 0, 3, "s1", doc["length"], "") for c in doc["claims"]],
-            evidence=[(e, s, t, "s2", 8) for e, s, t in doc["evidence"]],
-            edges=list(set(doc["edges"])),
-            adjudications=doc["adjudications"],
-        )
-        row = alone.row(0, named=True)
-        assert {name: row[name] for name in expected} == expected
+        _assert_recipe_digests(alone, doc)
 
 
 def test_digest_blocks_and_chunks_do_not_change_digests(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,11 +248,4 @@ def test_digest_blocks_and_chunks_do_not_change_digests(monkeypatch: pytest.Monk
         frame.rows() for frame in alone
     ]
     for frame, doc in zip(alone, documents):
-        expected = citelens_digests(
-            claims=[(c, 0, 3, "s1", doc["length"], "") for c in doc["claims"]],
-            evidence=[(e, s, t, "s2", 8) for e, s, t in doc["evidence"]],
-            edges=list(set(doc["edges"])),
-            adjudications=doc["adjudications"],
-        )
-        row = frame.row(0, named=True)
-        assert {name: row[name] for name in expected} == expected
+        _assert_recipe_digests(frame, doc)
