@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pyarrow as pa
@@ -135,6 +135,9 @@ _COLLECTION = key_table(CITATION_COLLECTION_KEYS) >= 0
 _SPAN_KEY = key_table(DIRECT_SPAN_KEYS) >= 0
 
 
+_T = TypeVar("_T")
+
+
 class _Unreadable(Exception):
     """Private marker: a caller object raised while being read."""
 
@@ -164,18 +167,26 @@ def _is_sequence(x: Any) -> bool:
     return isinstance(x, Sequence) and not isinstance(x, str | bytes)
 
 
+_NOT_READ = object()
+
+
+def _caller_read(read: Callable[[], _T]) -> _T:
+    """``read()``, which calls into caller code: whatever that raises means the input is not
+    accessible (§4.5). The one guard of this module; ``_Unreadable`` is raised outside the
+    handler, so it chains nothing."""
+    result: Any = _NOT_READ
+    try:
+        result = read()
+    except Exception:  # a caller object, property or sequence raised while read
+        result = _NOT_READ
+    if result is _NOT_READ:
+        raise _Unreadable()
+    return cast(_T, result)
+
+
 def _read_object(x: Any) -> tuple[int, bool, dict[str, Any] | None]:
     """(vkind, is_seq, view) of an object of an unusual type; caller failures → marker."""
-    failed = False
-    view: dict[str, Any] | None = None
-    seq = False
-    try:
-        view = _view(x)
-        seq = _is_sequence(x)
-    except Exception:  # a caller object raised while read (§4.5: input is not accessible)
-        failed = True
-    if failed:
-        raise _Unreadable()
+    view, seq = _caller_read(lambda: (_view(x), _is_sequence(x)))
     if view is not None:
         return V_VIEW, seq, view
     if seq:
@@ -183,38 +194,26 @@ def _read_object(x: Any) -> tuple[int, bool, dict[str, Any] | None]:
     return V_OTHER, False, None
 
 
+def _start_end(x: Any) -> list[tuple[int, Any]]:
+    out: list[tuple[int, Any]] = []
+    try:
+        start = getattr(x, "start")  # noqa: B009 - a caller attribute, read once
+    except AttributeError:
+        return out
+    out.append((K_ATTR_START, start))
+    with contextlib.suppress(AttributeError):
+        out.append((K_ATTR_END, getattr(x, "end")))  # noqa: B009
+    return out
+
+
 def _attributes(x: Any) -> list[tuple[int, Any]]:
     """The ``start`` / ``end`` attributes of an object without record view (SPAN, §5)."""
-    out: list[tuple[int, Any]] = []
-    failed = False
-    try:
-        try:
-            start = getattr(x, "start")  # noqa: B009 - a caller attribute, read once
-        except AttributeError:
-            pass
-        else:
-            out.append((K_ATTR_START, start))
-            with contextlib.suppress(AttributeError):
-                out.append((K_ATTR_END, getattr(x, "end")))  # noqa: B009
-    except Exception:  # a caller property raised (§4.5: input is not accessible)
-        failed = True
-    if failed:
-        raise _Unreadable()
-    return out
+    return _caller_read(lambda: _start_end(x))
 
 
 def _sequence_pair(x: Any) -> list[tuple[int, Any]]:
     """The two items of a two-item non-list sequence (an int pair candidate, §5)."""
-    out: list[tuple[int, Any]] = []
-    failed = False
-    try:
-        if len(x) == 2:
-            out = [(K_PAIR0, x[0]), (K_PAIR1, x[1])]
-    except Exception:  # a caller sequence raised (§4.5: input is not accessible)
-        failed = True
-    if failed:
-        raise _Unreadable()
-    return out
+    return _caller_read(lambda: [(K_PAIR0, x[0]), (K_PAIR1, x[1])] if len(x) == 2 else [])
 
 
 def sequence_items(x: Any) -> list[Any]:
@@ -223,27 +222,11 @@ def sequence_items(x: Any) -> list[Any]:
         return x
     if type(x) is tuple:
         return list(x)
-    items: list[Any] = []
-    failed = False
-    try:
-        items = list(x)
-    except Exception:  # a caller sequence raised (§4.5: input is not accessible)
-        failed = True
-    if failed:
-        raise _Unreadable()
-    return items
+    return _caller_read(lambda: list(x))
 
 
 def _length(x: Any) -> int:
-    n = 0
-    failed = False
-    try:
-        n = len(x)
-    except Exception:  # a caller sequence raised (§4.5: input is not accessible)
-        failed = True
-    if failed:
-        raise _Unreadable()
-    return n
+    return _caller_read(lambda: len(x))
 
 
 @dataclass
