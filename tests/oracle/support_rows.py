@@ -463,10 +463,12 @@ def _oracle_report(
         0,
     )
     return _api.report_of_frames(
-        _api._canonical(claim_frame, CLAIM_SCHEMA, doc=True),
-        _api._canonical(evidence_frame, EVIDENCE_SCHEMA, doc=True),
-        edge_frame,
-        adjudication_frame,
+        [
+            _api._canonical(claim_frame, CLAIM_SCHEMA, doc=True),
+            _api._canonical(evidence_frame, EVIDENCE_SCHEMA, doc=True),
+            edge_frame,
+            adjudication_frame,
+        ]
     )
 
 

@@ -190,14 +190,8 @@ def _assert_recipe_digests(frame: pl.DataFrame, doc: dict[str, Any]) -> None:
 
 def _evaluate(documents: list[dict[str, Any]], codes: list[int]) -> pl.DataFrame:
     frames = _frames(documents, codes)
-    kernel = _kernel.run_kernel(*frames)
-    digests = _digest.support_digests(
-        np.sort(np.array(codes, dtype=np.uint32)),
-        kernel.claims,
-        kernel.evidence,
-        kernel.edges,
-        kernel.adjudications,
-    )
+    kernel = _kernel.run_kernel(frames[:4], frames[4])
+    digests = _digest.support_digests(np.sort(np.array(codes, dtype=np.uint32)), kernel)
     return kernel.documents.join(digests, on=DOC).sort(DOC)
 
 

@@ -530,29 +530,18 @@ def _evaluate(
     limits: Limits,
 ) -> CitationSupportReport:
     bounds = _Bounds(limits)
-    frames = _compute(claims, evidence, citations, adjudications, source_lengths, bounds)
-    return report_of_frames(*frames)
+    frames = list(_compute(claims, evidence, citations, adjudications, source_lengths, bounds))
+    return report_of_frames(frames)
 
 
-def report_of_frames(
-    claim_frame: pl.DataFrame,
-    evidence_frame: pl.DataFrame,
-    edge_frame: pl.DataFrame,
-    adjudication_frame: pl.DataFrame,
-) -> CitationSupportReport:
+def report_of_frames(frames: list[pl.DataFrame]) -> CitationSupportReport:
     """The report of one document's canonical frames (claims, evidence, all edges, all
-    adjudications, each with ``_d = 0``)."""
+    adjudications, each with ``_d = 0``); ``frames`` is emptied (see ``run_kernel``)."""
     # A single call is a corpus of one document (``_d = 0``): the same kernel, digests and
     # report derivation as every corpus batch.
     documents = pl.DataFrame({DOC: [0]}, schema={DOC: pl.UInt32})
-    kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
-    digests = support_digests(
-        documents[DOC].to_numpy(),
-        kernel.claims,
-        kernel.evidence,
-        kernel.edges,
-        kernel.adjudications,
-    )
+    kernel = run_kernel(frames, documents)
+    digests = support_digests(documents[DOC].to_numpy(), kernel)
     row = derive_report_rows(kernel.documents, digests).row(0, named=True)
     report = _report_from_row(row)
     object.__setattr__(report, "_tables_builder", _tables_builder(kernel))

@@ -266,10 +266,10 @@ def evaluate_batch(
         [keep(embedded_adj, _ADJUDICATION), keep(explicit_adj, _ADJUDICATION)]
     )
     documents = pl.DataFrame({DOC: valid_codes}, schema={DOC: pl.UInt32})
-    kernel = run_kernel(claim_frame, evidence_frame, edge_frame, adjudication_frame, documents)
-    digests = support_digests(
-        np.sort(valid_codes), kernel.claims, kernel.evidence, kernel.edges, kernel.adjudications
-    )
+    canonical = [claim_frame, evidence_frame, edge_frame, adjudication_frame]
+    del claim_frame, evidence_frame, edge_frame, adjudication_frame  # the kernel's to free
+    kernel = run_kernel(canonical, documents)
+    digests = support_digests(np.sort(valid_codes), kernel)
     rows = derive_report_rows(kernel.documents, digests)
     return BatchResult(
         rows=rows,

@@ -192,7 +192,23 @@ def _byte_range(text: pl.Series) -> tuple[int, int] | None:
     value holds a control character or needs stripping, without a per-value scan. The values
     are read as one contiguous Arrow buffer (Polars' own views may reference buffers that hold
     other bytes too, such as Parquet length prefixes); bytes of a null slot can only widen the
-    range, and the exact checks then run."""
+    range, and the exact checks then run. The column is copied out block by block, so the
+    copy never holds more than a block (a whole copy would be the rule stage's largest
+    allocation)."""
+    low, high = 0x100, -1
+    for first in range(0, len(text), _RANGE_BLOCK):
+        block = _block_range(text.slice(first, _RANGE_BLOCK))
+        if block is not None:
+            low, high = min(low, block[0]), max(high, block[1])
+    return None if high < 0 else (low, high)
+
+
+_RANGE_BLOCK: Final = 1 << 16
+
+
+def _block_range(text: pl.Series) -> tuple[int, int] | None:
+    """:func:`_byte_range` of one block (``None``: no bytes; every byte value when the
+    values are not a string array, so that the exact checks run)."""
     array = text.to_arrow(compat_level=pl.CompatLevel.oldest())
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
@@ -201,7 +217,7 @@ def _byte_range(text: pl.Series) -> tuple[int, int] | None:
     elif pa.types.is_string(array.type):
         width = np.int32
     else:
-        return None
+        return 0x00, 0xFF
     _, offsets, data = array.buffers()
     if offsets is None or data is None:
         return None

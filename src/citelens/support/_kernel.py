@@ -3,15 +3,18 @@
 Every canonical table carries an integer document key ``_d``; every aggregate is grouped by it,
 so one call evaluates one document (``_d = 0``) or a whole corpus in the same pass.
 
-Identifiers are joined as strings exactly once: claims and evidence are sorted by
+Identifiers are looked up exactly once: claims and evidence are sorted by
 ``(_d, identifier)`` and numbered (``_c``, ``_e``), edges and adjudications look their numbers
-up, and everything after that — de-duplication, reasons, pairs, labels, orphans — works on
-integer codes. Because the numbering follows the byte order of the identifiers, sorting by code
-is sorting by identifier, which the provenance digests use.
+up (a join on a 64-bit hash of the key, every hit checked against the key), and everything
+after that — de-duplication, reasons, pairs, labels, orphans — works on integer codes. Because
+the numbering follows the byte order of the identifiers, sorting by code is sorting by
+identifier, which the provenance digests use; the identifier strings of edges and
+adjudications are dropped once looked up and come back by rank (:class:`KernelResult`).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,13 +68,52 @@ def _span_valid(start: pl.Expr, end: pl.Expr, length: pl.Expr) -> pl.Expr:
 
 @dataclass(frozen=True)
 class KernelResult:
-    """Per-document aggregates plus the derived detail tables (identifiers as strings)."""
+    """Per-document aggregates plus the derived detail tables.
+
+    Claims and evidence carry their identifiers as strings. Edges and adjudications name
+    theirs by rank only (``_rk``: claim rank * 2**32 + evidence rank): ``claim_names`` and
+    ``evidence_names`` hold the identifier of every rank, known and unknown, so a table's
+    identifier strings are built only where they are read (:attr:`edges`,
+    :attr:`adjudications`, the digests chunk by chunk) and the input's strings can be freed
+    once they are looked up."""
 
     documents: pl.DataFrame
     claims: pl.DataFrame
     evidence: pl.DataFrame
-    edges: pl.DataFrame
-    adjudications: pl.DataFrame
+    coded_edges: pl.DataFrame
+    coded_adjudications: pl.DataFrame
+    claim_names: pl.Series
+    evidence_names: pl.Series
+
+    @functools.cached_property
+    def edges(self) -> pl.DataFrame:
+        """The de-duplicated edges with ``claim_id`` and ``evidence_id`` strings."""
+        return with_identifiers(self.coded_edges, self.claim_names, self.evidence_names)
+
+    @functools.cached_property
+    def adjudications(self) -> pl.DataFrame:
+        """The adjudication rows with ``claim_id`` and ``evidence_id`` strings."""
+        return with_identifiers(self.coded_adjudications, self.claim_names, self.evidence_names)
+
+
+def identifier_ranks(frame: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
+    """The claim and evidence ranks of each row of a coded table (from its ``_rk``)."""
+    ranks = frame[RANK]
+    claim = (ranks // (1 << 32)).cast(pl.UInt32)
+    evidence = (ranks % (1 << 32)).cast(pl.UInt32)
+    return claim, evidence
+
+
+def with_identifiers(
+    frame: pl.DataFrame, claim_names: pl.Series, evidence_names: pl.Series
+) -> pl.DataFrame:
+    """``frame`` (a coded edge or adjudication table) with its identifier strings first."""
+    claim, evidence = identifier_ranks(frame)
+    return frame.select(
+        _gather(claim_names, claim, "claim_id"),
+        _gather(evidence_names, evidence, "evidence_id"),
+        pl.all(),
+    )
 
 
 def _counts(frame: pl.DataFrame, docs: pl.DataFrame, **aggs: pl.Expr) -> pl.DataFrame:
@@ -80,19 +122,17 @@ def _counts(frame: pl.DataFrame, docs: pl.DataFrame, **aggs: pl.Expr) -> pl.Data
     return joined.with_columns(pl.col(name).fill_null(0) for name in aggs)
 
 
-def run_kernel(
-    claims: pl.DataFrame,
-    evidence: pl.DataFrame,
-    raw_edges: pl.DataFrame,
-    adjudications: pl.DataFrame,
-    documents: pl.DataFrame,
-) -> KernelResult:
+def run_kernel(tables: list[pl.DataFrame], documents: pl.DataFrame) -> KernelResult:
     """Evaluate every document of the canonical tables.
 
-    ``documents`` lists the document keys ``_d`` to report (one row each), including
-    documents with no rows in some tables. Identifier columns are ``String``; ``_d`` is an
-    integer on every table.
+    ``tables`` holds the claims, evidence, all edges and all adjudications, and is emptied:
+    the kernel takes the only references, so the input's identifier strings are freed once
+    they are looked up (the peak memory of a call). ``documents`` lists the document keys
+    ``_d`` to report (one row each), including documents with no rows in some tables.
+    Identifier columns are ``String``; ``_d`` is an integer on every table.
     """
+    claims, evidence, raw_edges, adjudications = tables
+    tables.clear()
     single = documents.height == 1
     claims = (
         _by_identifier(claims, "claim_id", single)
@@ -120,24 +160,38 @@ def run_kernel(
     evidence_key = ["evidence_id"] if single else [DOC, "evidence_id"]
     claim_codes = claims.select(*claim_key, "_c")
     evidence_codes = evidence.select(*evidence_key, "_e")
-    edges, adjudications = (
-        frame.with_columns(
-            *_lookup(frame, claim_codes, claim_key), *_lookup(frame, evidence_codes, evidence_key)
-        )
-        for frame in (raw_edges, adjudications)
+    # Adjudications first, then edges: a frame's identifier strings are dropped as soon as
+    # they are looked up (only its rows of unknown identifiers keep theirs, in a compact
+    # copy), so the two frames' strings are never held at once (the peak memory of a call).
+    adjudications, adjudication_missing = _coded(
+        adjudications, claim_codes, claim_key, evidence_codes, evidence_key
     )
+    edges, edge_missing = _coded(raw_edges, claim_codes, claim_key, evidence_codes, evidence_key)
+    del raw_edges
     # Rank codes: the position of (document, identifier) in byte order among the known and
-    # the unknown identifiers alike, so that sorting by rank is sorting by identifier.
-    edges, adjudications = _with_ranks(claims, claim_key, "_c", "_rc", [edges, adjudications])
-    edges, adjudications = _with_ranks(evidence, evidence_key, "_e", "_re", [edges, adjudications])
-    # From here on an edge's identifiers are its codes (strings only for unknown ones).
-    edges = _deduplicated(
-        edges.with_columns(
-            pl.when(pl.col("_c").is_null()).then(pl.col("claim_id")).alias("_mc"),
-            pl.when(pl.col("_e").is_null()).then(pl.col("evidence_id")).alias("_me"),
-            _rank_key(),
-        ).drop("_rc", "_re", "claim_id", "evidence_id")
+    # the unknown identifiers alike, so that sorting by rank is sorting by identifier. From
+    # here on an identifier is its code and rank; ``claim_names``/``evidence_names`` give the
+    # strings back.
+    (edges, adjudications), claim_names = _with_ranks(
+        claims,
+        claim_key,
+        "_c",
+        "_rc",
+        [edges, adjudications],
+        [edge_missing[0], adjudication_missing[0]],
     )
+    (edges, adjudications), evidence_names = _with_ranks(
+        evidence,
+        evidence_key,
+        "_e",
+        "_re",
+        [edges, adjudications],
+        [edge_missing[1], adjudication_missing[1]],
+    )
+    del edge_missing, adjudication_missing
+    edges = edges.with_columns(_rank_key()).drop("_rc", "_re")
+    adjudications = adjudications.with_columns(_rank_key()).drop("_rc", "_re")
+    edges = _deduplicated(edges)
     # Evidence attributes by code: ``_e`` is the row position in ``evidence`` (a gather).
     codes = edges["_e"]
     edges = edges.with_columns(
@@ -185,9 +239,7 @@ def run_kernel(
     # collapse to one effective label (``unclear`` when they disagree). A pair is named by
     # its rank key, which edges are sorted by: adjudications sorted by (rank, label) hold each
     # pair's rows as one run whose first and last labels are the lowest and the highest.
-    adjudications = adjudications.with_columns(pl.col("label").cast(_LABEL_ENUM), _rank_key()).drop(
-        "_rc", "_re"
-    )
+    adjudications = adjudications.with_columns(pl.col("label").cast(_LABEL_ENUM))
     pairs = _pair_runs(adjudications, edges.filter(pl.col("valid"))[RANK].to_numpy())
     adjudications = adjudications.with_columns(pairs.matched)
     pair_labels = pairs.labels.with_columns(_gather(claims[DOC], pairs.labels["_c"], DOC))
@@ -264,23 +316,50 @@ def run_kernel(
         .with_columns(pl.exclude(DOC).cast(pl.Int64))
         .sort(DOC)
     )
-    # Identifier strings of edges come back from the code tables (a gather, not a join).
-    edges = edges.select(
-        _by_code(edges["_c"], claims["claim_id"], edges["_mc"]).alias("claim_id"),
-        _by_code(edges["_e"], evidence["evidence_id"], edges["_me"]).alias("evidence_id"),
-        pl.exclude("_mc", "_me"),
-    )
     return KernelResult(
         documents=per_document,
         claims=claims,
         evidence=evidence,
-        edges=edges,
-        adjudications=adjudications.with_columns(pl.col("label").cast(pl.String)),
+        coded_edges=edges,
+        coded_adjudications=adjudications.with_columns(pl.col("label").cast(pl.String)),
+        claim_names=claim_names,
+        evidence_names=evidence_names,
     )
 
 
 RANK = "_rk"
 """Edges and adjudications: ``claim rank * 2**32 + evidence rank`` (sorts by identifiers)."""
+
+
+@dataclass(frozen=True)
+class _Missing:
+    """A frame's rows whose identifier is unknown (code null) and their keys (document and
+    identifier) in a compact copy: what the ranks need once the frame's identifier strings
+    are dropped."""
+
+    rows: pl.Series
+    keys: pl.DataFrame
+
+
+def _coded(
+    frame: pl.DataFrame,
+    claim_codes: pl.DataFrame,
+    claim_key: list[str],
+    evidence_codes: pl.DataFrame,
+    evidence_key: list[str],
+) -> tuple[pl.DataFrame, tuple[_Missing, _Missing]]:
+    """``frame`` (edges or adjudications) with the codes of its claim and evidence instead of
+    their identifier strings, and its rows of unknown claims and of unknown evidence."""
+    claim = _lookup(frame, claim_codes, claim_key)
+    evidence = _lookup(frame, evidence_codes, evidence_key)
+    missing = (_missing(frame, claim, claim_key), _missing(frame, evidence, evidence_key))
+    return frame.with_columns(claim, evidence).drop("claim_id", "evidence_id"), missing
+
+
+def _missing(frame: pl.DataFrame, codes: pl.Series, key: list[str]) -> _Missing:
+    rows = codes.is_null().arg_true()
+    # A copy: the strings of a filtered frame share the input's buffers, which are to be freed.
+    return _Missing(rows, _compact(frame.select(key).gather(rows)))
 
 
 def _with_ranks(
@@ -289,41 +368,67 @@ def _with_ranks(
     code: str,
     rank: str,
     frames: list[pl.DataFrame],
-) -> list[pl.DataFrame]:
+    missing: list[_Missing],
+) -> tuple[list[pl.DataFrame], pl.Series]:
     """Add ``rank`` to each of ``frames``: the position of its (document,) identifier in the
     byte order of the known identifiers (``known``, sorted by ``key``, code = row position)
-    and the unknown ones the frames reference (``code`` null). Without unknown identifiers
-    the rank is the code."""
-    unknown = pl.concat(
-        [frame.filter(pl.col(code).is_null()).select(key) for frame in frames]
-    ).unique()
+    and the unknown ones the frames reference (``code`` null, rows and keys in ``missing``);
+    also return the identifier of every rank. Without unknown identifiers the rank is the
+    code.
+
+    The unknown identifiers are few and the known ones already sorted, so the union is not
+    sorted again: each sorted unknown is placed by a binary search among the known ones
+    (``before``: how many known ones precede it), and both ranks follow by counting."""
+    unknown = pl.concat([part.keys for part in missing]).unique()
     if unknown.height == 0:
-        return [frame.with_columns(pl.col(code).alias(rank)) for frame in frames]
-    union = (
-        pl.concat(
-            [
-                known.select(key).with_columns(pl.lit(True).alias("_known")),
-                unknown.with_columns(pl.lit(False).alias("_known")),
-            ]
-        )
-        .pipe(lambda frame: _by_identifier(frame, key[-1], len(key) == 1))
-        .with_row_index(rank)
+        return [frame.with_columns(pl.col(code).alias(rank)) for frame in frames], known[key[-1]]
+    unknown = _by_identifier(unknown, key[-1], len(key) == 1)
+    before = (
+        _sort_key(known, key).search_sorted(_sort_key(unknown, key), side="left").to_numpy()
+        if known.height
+        else np.zeros(unknown.height, dtype=np.int64)
     )
-    known_ranks = union.filter(pl.col("_known"))[rank]
-    unknown_ranks = union.filter(~pl.col("_known")).select(*key, rank)
+    # Unknown j (in order) has ``before[j]`` known and ``j`` unknown identifiers below it;
+    # known i has ``i`` known ones and those unknown ones whose ``before`` is at most i.
+    unknown_ranks = unknown.with_columns(
+        pl.Series(rank, before.astype(np.int64) + np.arange(unknown.height), dtype=pl.UInt32)
+    )
+    positions = np.arange(known.height)
+    known_at = positions + np.searchsorted(before, positions, side="right")
+    known_ranks = pl.Series(known_at, dtype=pl.UInt32)
+    # The identifier of every rank: known ones at ``known_at``, unknown ones in between.
+    source = np.empty(known.height + unknown.height, dtype=np.int64)
+    source[known_at] = positions
+    source[unknown_ranks[rank].to_numpy()] = known.height + np.arange(unknown.height)
+    names = pl.concat([known[key[-1]], unknown[key[-1]]]).gather(source)
     out = []
-    for frame in frames:
+    for frame, part in zip(frames, missing):
         ranks = known_ranks.gather(frame[code]) if known.height else frame[code]
-        missing = frame[code].is_null().arg_true()
-        if len(missing):
-            found = (
-                frame.select(key)
-                .gather(missing)
-                .join(unknown_ranks, on=key, how="left", maintain_order="left")[rank]
-            )
-            ranks = ranks.cast(pl.UInt32).scatter(missing, found)
+        if len(part.rows):
+            found = part.keys.join(unknown_ranks, on=key, how="left", maintain_order="left")
+            ranks = ranks.cast(pl.UInt32).scatter(part.rows, found[rank])
         out.append(frame.with_columns(ranks.cast(pl.UInt32).alias(rank)))
-    return out
+    return out, names
+
+
+def _compact(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` copied into buffers of its own (Polars' string views share the buffers of
+    the frame they were filtered from: a few unknown identifiers would keep a whole input
+    column alive)."""
+    copied = pl.from_arrow(frame.to_arrow())
+    assert isinstance(copied, pl.DataFrame)
+    return copied
+
+
+def _sort_key(frame: pl.DataFrame, key: list[str]) -> pl.Series:
+    """A string column whose byte order is the order of ``key`` (``[identifier]`` or
+    ``[document, identifier]``): the document as ten zero-padded digits (every ``UInt32``
+    fits), then the identifier."""
+    if len(key) == 1:
+        return frame[key[0]]
+    return frame.select(
+        pl.concat_str(pl.col(key[0]).cast(pl.String).str.zfill(10), pl.col(key[1]))
+    ).to_series()
 
 
 def _rank_key() -> pl.Expr:
@@ -416,11 +521,26 @@ def _gather(values: pl.Series, codes: pl.Series, name: str) -> pl.Series:
     return values.gather(codes).alias(name)
 
 
-def _lookup(frame: pl.DataFrame, table: pl.DataFrame, key: list[str]) -> list[pl.Series]:
-    """The columns of ``table`` (unique ``key``) for each row of ``frame``, in row order (null
-    where the key is not in ``table``): a left join of the key columns alone."""
-    found = frame.select(key).join(table, on=key, how="left", maintain_order="left")
-    return found.drop(key).get_columns()
+def _lookup(frame: pl.DataFrame, table: pl.DataFrame, key: list[str]) -> pl.Series:
+    """The code column of ``table`` (unique ``key``, then the code) for each row of
+    ``frame``, in row order (null where the key is not in ``table``).
+
+    The join is on a 64-bit hash of the key rather than on the key itself (about half the
+    CPU of a string or multi-column join), and every hit is then checked against the table's
+    key at the code it found, so a hash collision with an absent key finds nothing. Only when
+    two of the table's own keys share a hash does the join fall back to the keys themselves."""
+    keys = frame.select(key)
+    codes = table.columns[len(key)]
+    if table.height == 0:
+        return pl.repeat(None, keys.height, dtype=table.schema[codes], eager=True).alias(codes)
+    hashes = table.select(key).hash_rows()
+    if hashes.n_unique() < table.height:
+        return keys.join(table, on=key, how="left", maintain_order="left")[codes]
+    probe = pl.DataFrame({"_h": keys.hash_rows()})
+    build = pl.DataFrame({"_h": hashes, codes: table[codes]})
+    found = probe.join(build, on="_h", how="left", maintain_order="left")[codes]
+    same = pl.all_horizontal(keys[name] == table[name].gather(found) for name in key)
+    return keys.select(pl.when(same.fill_null(False)).then(found).alias(codes)).to_series()
 
 
 def _by_identifier(frame: pl.DataFrame, column: str, single: bool) -> pl.DataFrame:
@@ -449,11 +569,19 @@ def _windows(ids: pl.Series, skip: int) -> np.ndarray:
         array.offset : array.offset + len(array) + 1
     ]
     buffer = array.buffers()[2]
-    data = np.frombuffer(buffer, dtype=np.uint8) if buffer is not None else np.zeros(0, np.uint8)
-    padded = np.concatenate([data[: int(offsets[-1])], np.zeros(8, dtype=np.uint8)])
+    end = int(offsets[-1])
+    if buffer is None or end == 0:
+        return np.zeros(len(array), dtype=np.uint64)
+    data = np.frombuffer(buffer, dtype=np.uint8, count=end)
     starts = offsets[:-1] + skip
-    window = padded[np.minimum(starts[:, None] + np.arange(8), len(padded) - 1)]
-    window[np.arange(8) >= (offsets[1:] - starts)[:, None]] = 0
+    available = offsets[1:] - starts
+    # One byte position at a time (eight gathers of one byte per row): an n x 8 index
+    # matrix would be the largest allocation of the kernel's sort.
+    window = np.empty((len(array), 8), dtype=np.uint8)
+    for position in range(8):
+        column = data[np.minimum(starts + position, end - 1)]
+        column[available <= position] = 0
+        window[:, position] = column
     keys: np.ndarray = window.view(">u8").ravel().astype(np.uint64)
     return keys
 
@@ -494,13 +622,3 @@ def _marked(codes: pl.Series, n: int) -> pl.Series:
     marks = np.zeros(n, dtype=bool)
     marks[codes.drop_nulls().to_numpy()] = True
     return pl.Series(marks)
-
-
-def _by_code(codes: pl.Series, values: pl.Series, unknown: pl.Series) -> pl.Series:
-    """``values[code]`` where the code is known, else the unknown identifier's string."""
-    if values.len() == 0:
-        return unknown.cast(pl.String)
-    if codes.null_count() == 0:
-        return values.gather(codes)
-    known = values.gather(codes.fill_null(0))
-    return pl.select(pl.when(codes.is_null()).then(unknown).otherwise(known)).to_series()

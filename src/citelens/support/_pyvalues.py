@@ -22,10 +22,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import operator
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import polars as pl
@@ -50,7 +51,18 @@ from citelens.support._cells import (
 )
 from citelens.support._rules import fail
 
-__all__ = ["Items", "item_cell", "list_items", "python_cell", "read_mapping", "struct_fields"]
+__all__ = [
+    "CallerFailed",
+    "Items",
+    "caller_failed",
+    "caller_read",
+    "caller_value",
+    "item_cell",
+    "list_items",
+    "python_cell",
+    "read_mapping",
+    "struct_fields",
+]
 
 _KINDS: Final[dict[type, int]] = {
     str: STR,
@@ -85,22 +97,45 @@ def _kind_of_type(kind: type) -> int:
     return OTHER
 
 
-def _caller_failed() -> Exception:
+def caller_failed() -> Exception:
+    """The contract's error for caller code that raised while it was read (§3.5, §4.5)."""
     return fail("citation-support input cannot be normalized", "input")
 
 
-def _guarded(function: Any, values: list[Any]) -> list[Any]:
+_T = TypeVar("_T")
+
+
+class CallerFailed:
+    """What :func:`caller_read` returns when the caller code it ran raised."""
+
+
+_FAILED: Final = CallerFailed()
+
+
+def caller_read(read: Callable[[], _T]) -> _T | CallerFailed:
+    """``read()``, which runs caller code (a mapping, property, sequence, ``to_dict``,
+    ``__str__``...), or :class:`CallerFailed` when that code raised. The one guard of the
+    Python-records adapter: whatever caller code raises is the contract's to name (an input
+    error or a problem code), and the caller raises it outside the handler (nothing
+    chained)."""
+    try:
+        return read()
+    except Exception:  # caller code raised while it was read
+        return _FAILED
+
+
+def caller_value(read: Callable[[], _T]) -> _T:
+    """``read()``, or the contract's input error when the caller code it runs raised."""
+    value = caller_read(read)
+    if isinstance(value, CallerFailed):
+        raise caller_failed()
+    return value
+
+
+def _guarded(function: Callable[[Any], Any], values: list[Any]) -> list[Any]:
     """``list(map(function, values))`` where ``function`` runs caller code (``__str__``,
     ``__int__``): what it raises is the contract's input error."""
-    out: list[Any] = []
-    broken = False
-    try:
-        out = list(map(function, values))
-    except Exception:  # raised by a caller object
-        broken = True
-    if broken:
-        raise _caller_failed()
-    return out
+    return caller_value(lambda: list(map(function, values)))
 
 
 def _private(match: re.Match[str]) -> str:
@@ -192,18 +227,9 @@ def read_mapping(value: Mapping[Any, Any], keys: Collection[str] | None) -> dict
     contract's input error."""
     if type(value) is dict and keys is None:
         return value
-    out: dict[Any, Any] = {}
-    broken = False
-    try:
-        if keys is None:
-            out = dict(value.items())
-        else:
-            out = {key: value[key] for key in keys if key in value}
-    except Exception:  # raised by a caller mapping
-        broken = True
-    if broken:
-        raise _caller_failed()
-    return out
+    if keys is None:
+        return caller_value(lambda: dict(value.items()))
+    return caller_value(lambda: {key: value[key] for key in keys if key in value})
 
 
 def _field_cells(records: list[dict[Any, Any]], keys: Collection[str]) -> dict[str, Cell]:
@@ -315,18 +341,20 @@ def list_items(cell: Cell) -> Items:
 def _pull(sequences: list[Any]) -> tuple[list[Any], np.ndarray[Any, Any]]:
     """Caller sequences as lists (iterated as the record rules iterate them); a sequence
     whose iteration raises contributes no item and is flagged."""
-    out: list[Any] = []
     failed = np.zeros(len(sequences), dtype=bool)
-    for position, value in enumerate(sequences):
-        if type(value) in (list, tuple):
-            out.append(value)
-            continue
-        items: list[Any] = []
-        try:
-            items = list(value)
-        except Exception:  # raised by a caller sequence while it was iterated
-            failed[position] = True
-        out.append(items)
+    plain = np.fromiter(
+        map(operator.contains, itertools.repeat((list, tuple)), map(type, sequences)),
+        dtype=bool,
+        count=len(sequences),
+    )
+    if plain.all():
+        return sequences, failed
+    out = list(sequences)
+    # Only the caller's own sequence types are iterated one by one (their code may raise).
+    for position in np.flatnonzero(~plain).tolist():
+        items: list[Any] | CallerFailed = caller_read(functools.partial(list, sequences[position]))
+        failed[position] = isinstance(items, CallerFailed)
+        out[position] = [] if isinstance(items, CallerFailed) else items
     return out, failed
 
 
