@@ -73,10 +73,10 @@ def _indices(rows: np.ndarray) -> pa.Array:
 
 
 class _Strings:
-    """Known identifiers (the claims' or evidence's own, by row): each value with its length
-    prefix as one fixed-width NumPy item when all values have the same length (so a row's
-    field is one gathered item of a packed record), else the Arrow large_binary values and
-    their lengths."""
+    """Identifiers by position (the claims' or evidence's own, by row, or the names of every
+    rank): each value with its length prefix as one fixed-width NumPy item when all values
+    have the same length (so a row's field is one gathered item of a packed record), else the
+    Arrow large_binary values and their lengths."""
 
     __slots__ = ("items", "lengths", "values")
 
@@ -115,12 +115,11 @@ def _width(series: pl.Series) -> int | None:
 
 @dataclass(frozen=True)
 class _Own:
-    """A string field from the rows' own column (rows ``rows`` of it, all if None),
-    converted to Arrow chunk by chunk; ``width`` is the length shared by all values."""
+    """A string field from the rows' own column, converted to Arrow chunk by chunk;
+    ``width`` is the length shared by all values (None if they differ)."""
 
     series: pl.Series
     width: int | None
-    rows: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -217,10 +216,7 @@ def _own(field: _Own, first: int, stop: int, run: _Run) -> pa.Array | None:
     if field.width == 0:
         run.append(("<u4", 0))
         return None
-    if field.rows is None:
-        part = field.series.slice(first, stop - first)
-    else:
-        part = field.series.gather(field.rows[first:stop])
+    part = field.series.slice(first, stop - first)
     values = _arrow(part)
     offsets = _offsets(values)
     if field.width is not None:
