@@ -297,3 +297,18 @@ def test_first_by_claim_matches_the_group_by(seed: int) -> None:
     item_row = pl.Series(rows, dtype=pl.UInt32)
     problem = pl.Series(codes, dtype=pl.UInt8)
     assert _first_by_claim(item_row, problem, n).to_list() == _grouped_first(item_row, problem, n)
+
+
+def test_byte_range_spans_every_block() -> None:
+    # 70,000 values are two blocks of the copy (65,536 rows each): a control character in
+    # the second block alone still widens the range to 0x00, and a non-ASCII byte in the
+    # first block alone to 0xC3 ("é" is C3 A9).
+    values = ["id" + str(k) for k in range(70_000)]
+    assert _fields._RANGE_BLOCK < 69_000
+    values[69_000] = "a\x00"
+    values[3] = "\u00e9"
+    # Smallest byte: 0x00 (block 2); largest: 0xC3 (block 1).
+    assert _fields._byte_range(pl.Series(values, dtype=pl.String)) == (0x00, 0xC3)
+    # Without them every byte is "i", "d" or a digit: 0x30 ("0") to 0x69 ("i").
+    plain = ["id" + str(k) for k in range(70_000)]
+    assert _fields._byte_range(pl.Series(plain, dtype=pl.String)) == (0x30, 0x69)

@@ -189,12 +189,11 @@ def _byte_range(text: pl.Series) -> tuple[int, int] | None:
     The bytes of a value outside ``0x20``–``0x7e`` include those of every control character
     (``0x00``–``0x1f``, ``0x7f``) and of every non-ASCII character; whitespace other than
     ``" "`` (``0x20``) is among them. A range inside ``0x21``–``0x7e`` therefore proves that no
-    value holds a control character or needs stripping, without a per-value scan. The values
-    are read as one contiguous Arrow buffer (Polars' own views may reference buffers that hold
-    other bytes too, such as Parquet length prefixes); bytes of a null slot can only widen the
-    range, and the exact checks then run. The column is copied out block by block, so the
-    copy never holds more than a block (a whole copy would be the rule stage's largest
-    allocation)."""
+    value holds a control character or needs stripping, without a per-value scan. The column
+    is copied out block by block, each block as one contiguous Arrow buffer (Polars' own views
+    may reference buffers that hold other bytes too, such as Parquet length prefixes; and a
+    whole copy would be the rule stage's largest allocation); bytes of a null slot can only
+    widen the range, and the exact checks then run."""
     low, high = 0x100, -1
     for first in range(0, len(text), _RANGE_BLOCK):
         block = _block_range(text.slice(first, _RANGE_BLOCK))
