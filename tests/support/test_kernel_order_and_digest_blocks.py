@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citelens.support import _digest, _kernel
+from citelens.support import _byte_order, _digest, _kernel
 
 from ._digest_reference import citelens_digests
 
@@ -22,7 +22,7 @@ DOC = "_d"
 def _order(ids: list[str], docs: list[int] | None = None) -> list[int]:
     series = pl.Series("s", ids, dtype=pl.String)
     documents = None if docs is None else pl.Series(DOC, docs, dtype=pl.UInt32)
-    return _kernel._byte_order(series, documents).to_list()
+    return _byte_order.byte_order(series, documents).to_list()
 
 
 def test_byte_order_is_utf8_byte_order() -> None:
