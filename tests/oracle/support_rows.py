@@ -3,7 +3,7 @@
 This was the per-record path of ``citelens.support`` before the one columnar engine (issue 9).
 It lives under ``tests/`` only, as the oracle of differential tests: it turns every input form
 (Python records, typed records, compact mappings, and tables read as their rows) into the four
-canonical tables with the scalar rules of ``citelens.support._records`` / ``_rules``, one record
+canonical tables with the scalar rules of ``tests/oracle/support_scalar.py``, one record
 at a time, then hands them to the same kernel and report derivation as the engine
 (:func:`citelens.support._api.report_of_frames`). The engine in ``src/`` must give the same
 report or the same first error.
@@ -23,36 +23,31 @@ from citelens.support._adapter import (
     CLAIM_RECORD_KEYS,
     EVIDENCE_RECORD_KEYS,
 )
+from citelens.support._aliases import EDGE_CLAIM_ALIASES
+from citelens.support._pyvalues import bounded_items
 from citelens.support._records import (
-    EDGE_CLAIM_ALIASES,
-    TYPED_FIELDS,
     AtomicClaim,
     Citation,
     ClinicianAdjudication,
     EvidenceSpan,
-    adjudication_record_fields,
-    bounded_items,
-    citation_items,
-    citation_record_fields,
-    claim_record_fields,
-    evidence_record_fields,
-    label_rule,
-    record_conversion,
 )
-from citelens.support._rules import (
-    MISSING,
-    fail,
-    first_value,
-    identifier,
-    int64_or_fail,
-    is_int,
-    is_pair_sequence,
-)
+from citelens.support._rules import fail, identifier, int64_or_fail, is_int, is_pair_sequence
 from citelens.support._schema import (
     ADJUDICATION_SCHEMA,
     CLAIM_SCHEMA,
     EDGE_SCHEMA,
     EVIDENCE_SCHEMA,
+)
+from oracle.support_scalar import (
+    MISSING,
+    adjudication_record_fields,
+    citation_items,
+    citation_record_fields,
+    claim_record_fields,
+    evidence_record_fields,
+    first_value,
+    label_rule,
+    record_conversion,
 )
 
 __all__ = [
@@ -70,7 +65,7 @@ __all__ = [
 def revalidate(value: Any, cls: type[Any]) -> Any:
     """A re-validated copy of a typed record (the constructor's rules)."""
     copy = object.__new__(cls)
-    for name in TYPED_FIELDS[cls]:
+    for name in cls.FIELDS:
         object.__setattr__(copy, name, getattr(value, name))
     copy._normalise()
     return copy

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
 from typing import Any
@@ -30,6 +30,7 @@ from citelens.support import (
     EvidenceSpan,
     compute_citation_support_metrics,
 )
+from citelens.support._records import typed_claims, typed_evidence
 
 __all__ = [
     "EVIDENCE_KINDS",
@@ -88,14 +89,26 @@ class SealedSummaryReview:
         return "SealedSummaryReview(<redacted>)"
 
 
+def _typed_as_they_are(
+    items: Sequence[Any], cls: type, convert: Callable[[list[Any]], list[Any]]
+) -> list[Any]:
+    """Typed records of ``cls`` as they are, the others through ``convert`` in one pass."""
+    others = [i for i, item in enumerate(items) if type(item) is not cls]
+    out = list(items)
+    for i, record in zip(others, convert([items[i] for i in others]), strict=True):
+        out[i] = record
+    return out
+
+
 def normalise_claims(claims: Sequence[Any]) -> list[Any]:
-    """Each claim through ``AtomicClaim.from_mapping`` (typed claims as they are)."""
-    return [c if type(c) is AtomicClaim else AtomicClaim.from_mapping(c) for c in claims]
+    """Each claim as ``AtomicClaim.from_mapping`` gives it (typed claims as they are), all
+    in one columnar pass of the claim record rule."""
+    return _typed_as_they_are(claims, AtomicClaim, typed_claims)
 
 
 def normalise_evidence(evidence: Sequence[Any]) -> list[Any]:
-    """Each evidence record through ``EvidenceSpan.from_mapping`` (typed as they are)."""
-    return [e if type(e) is EvidenceSpan else EvidenceSpan.from_mapping(e) for e in evidence]
+    """Each evidence record as ``EvidenceSpan.from_mapping`` gives it (typed as they are)."""
+    return _typed_as_they_are(evidence, EvidenceSpan, typed_evidence)
 
 
 _CITATION_ALIASES = ("citations", "citation_ids", "evidence_ids", "evidence", "sources")
@@ -138,7 +151,8 @@ def _normalised(
     """Claim spans, expected pairs, evidence spans and source lengths (review.md §5.2 step 5).
 
     Columnar from the citation-support tables when the citation values are plain identifiers;
-    otherwise record by record through ``AtomicClaim.from_mapping`` / ``EvidenceSpan.from_mapping``.
+    otherwise through the record rules of ``AtomicClaim.from_mapping`` and
+    ``EvidenceSpan.from_mapping`` (one columnar pass each).
     """
     tables = machine.tables(raw_identifiers=True)
     if tables is not None and _plain_citations(claims):

@@ -27,6 +27,20 @@ from typing import Any, Final
 import polars as pl
 import pyarrow as pa
 
+from citelens.support._aliases import (
+    CLAIM_CITATION_ALIASES,
+    CLAIM_ID_ALIASES,
+    CLAIM_SOURCE_ALIASES,
+    CLAIM_TYPE_ALIASES,
+    EDGE_CLAIM_ALIASES,
+    EDGE_EVIDENCE_ALIASES,
+    EDGE_SOURCE_ALIASES,
+    EVIDENCE_ID_ALIASES,
+    EVIDENCE_SOURCE_ALIASES,
+    LENGTH_ALIASES,
+    TEXT_ALIASES,
+    TypedRecord,
+)
 from citelens.support._cells import Cell, RowForm, row_index
 from citelens.support._edges import ROW
 from citelens.support._fields import (
@@ -41,29 +55,11 @@ from citelens.support._fields import (
 )
 from citelens.support._pyvalues import (
     CallerFailed,
+    bounded_items,
     caller_read,
     caller_value,
     python_cell,
     read_mapping,
-)
-from citelens.support._records import (
-    CLAIM_CITATION_ALIASES,
-    CLAIM_ID_ALIASES,
-    CLAIM_SOURCE_ALIASES,
-    CLAIM_TYPE_ALIASES,
-    EDGE_CLAIM_ALIASES,
-    EDGE_EVIDENCE_ALIASES,
-    EDGE_SOURCE_ALIASES,
-    EVIDENCE_ID_ALIASES,
-    EVIDENCE_SOURCE_ALIASES,
-    LENGTH_ALIASES,
-    TEXT_ALIASES,
-    TYPED_FIELDS,
-    AtomicClaim,
-    Citation,
-    ClinicianAdjudication,
-    EvidenceSpan,
-    bounded_items,
 )
 from citelens.support._rules import fail, is_int, is_pair_sequence
 
@@ -157,11 +153,10 @@ ADJUDICATION_RECORD_KEYS = frozenset(
     )
 )
 
-_TYPED: Final[dict[str, type]] = {
-    "claim": AtomicClaim,
-    "evidence": EvidenceSpan,
-    "adjudication": ClinicianAdjudication,
-}
+
+def _is_typed(value: object, kind: str) -> bool:
+    """Whether ``value`` is a typed record of collection ``kind`` (§3.9)."""
+    return isinstance(value, TypedRecord) and kind == value.KIND
 
 
 @dataclass(frozen=True)
@@ -298,21 +293,23 @@ def _columns(rows: list[dict[Any, Any]]) -> tuple[pl.DataFrame, dict[str, Cell]]
 # -- record conversion -------------------------------------------------------------------------
 
 
-def _typed_record(value: Any, cls: type) -> dict[str, Any]:
+def _typed_record(value: TypedRecord) -> dict[str, Any]:
     """A typed record's fields as the mapping the record rule reads."""
-    record = {name: getattr(value, name) for name in TYPED_FIELDS[cls]}
+    record = {name: getattr(value, name) for name in value.FIELDS}
     if type(record.get("citations")) is tuple:
         record["citations"] = list(record["citations"])
     return record
 
 
-def _convert(kind: str, value: Any) -> tuple[dict[Any, Any], int | None]:
-    """Record conversion (§3.5) of one item: its mapping, or the problem code it raises."""
+def _convert(kind: str, typed: bool, value: Any) -> tuple[dict[Any, Any], int | None]:
+    """Record conversion (§3.5) of one item: its mapping, or the problem code it raises.
+    ``typed``: a typed record of the collection's kind is read as its fields (inside a
+    collection); otherwise it is converted like any object (``from_mapping``: slotted, with
+    no ``to_dict``, it is not a mapping)."""
     if type(value) is dict:
         return value, None
-    typed = _TYPED.get(kind)
-    if typed is not None and isinstance(value, typed):
-        return _typed_record(value, typed), None
+    if typed and _is_typed(value, kind):
+        return _typed_record(value), None
     if isinstance(value, Mapping):
         return read_mapping(value, RECORD_KEYS), None
     to_dict: Any = caller_value(lambda: getattr(value, "to_dict", None))
@@ -335,13 +332,17 @@ def _codes(codes: Sequence[int | None]) -> pl.Series | None:
     return pl.Series(list(codes), dtype=pl.UInt8)
 
 
-def records(items: list[Any], kind: str, form: RowForm | None = None) -> Adapted:
-    """Claim, evidence or adjudication items (``kind``) in order."""
+def records(
+    items: list[Any], kind: str, form: RowForm | None = None, *, read_typed: bool = True
+) -> Adapted:
+    """Claim, evidence or adjudication items (``kind``) in order (``citation`` too, for
+    ``Citation.from_mapping``); ``read_typed``: whether typed records of the kind are read as
+    their fields (inside a collection) or converted like any other object (``from_mapping``)."""
     pre: pl.Series | None = None
     if set(map(type, items)) <= {dict}:
         rows = items
     else:
-        converted = list(map(functools.partial(_convert, kind), items))
+        converted = list(map(functools.partial(_convert, kind, read_typed), items))
         rows = [row for row, _ in converted]
         pre = _codes([code for _, code in converted])
     frame, typed = _columns(rows)
@@ -357,8 +358,8 @@ def _with_pre(form: RowForm, pre: pl.Series) -> RowForm:
 # -- citations -------------------------------------------------------------------------------
 
 
-def _citation_fields(value: Citation, claim: Any = None) -> dict[str, Any]:
-    record = _typed_record(value, Citation)
+def _citation_fields(value: TypedRecord, claim: Any = None) -> dict[str, Any]:
+    record = _typed_record(value)
     if claim is not None:
         record["claim_id"] = claim
     return record
@@ -376,7 +377,7 @@ def _citation_item(item: Any) -> tuple[dict[Any, Any], bool, Any, Any, int | Non
     """One explicit citation item: (record, is pair, first, second, problem code)."""
     if type(item) is dict:
         return item, False, None, None, None
-    if isinstance(item, Citation):
+    if _is_typed(item, "citation"):
         return _citation_fields(item), False, None, None, None
     if isinstance(item, Mapping):
         return read_mapping(item, RECORD_KEYS), False, None, None, None
@@ -442,7 +443,7 @@ def compact_citations(value: Mapping[Any, Any], limit: int) -> Adapted:
             counted.append(False)
             break
         for item in items:
-            if isinstance(item, Citation):
+            if _is_typed(item, "citation"):
                 converted.append((_citation_fields(item, key), False, None, None, None))
             elif isinstance(item, Mapping):
                 record = read_mapping(item, RECORD_KEYS)
@@ -479,7 +480,7 @@ def compact_claims(value: Mapping[Any, Any], limit: int) -> Adapted:
     items: list[Any] = []
     defaults: list[Any] = []
     for key, entry in zip(keys, values):
-        if isinstance(entry, Mapping | AtomicClaim):
+        if isinstance(entry, Mapping) or _is_typed(entry, "claim"):
             items.append(entry)
             defaults.append(key if isinstance(entry, Mapping) else None)
         elif _offset_pair(entry):
@@ -500,7 +501,7 @@ def compact_evidence(value: Mapping[Any, Any], limit: int) -> Adapted:
     shape: list[int | None] = []
     for key, entry in zip(keys, values):
         code = None
-        if isinstance(entry, Mapping | EvidenceSpan):
+        if isinstance(entry, Mapping) or _is_typed(entry, "evidence"):
             items.append(entry)
             defaults.append(key if isinstance(entry, Mapping) else None)
         elif _offset_pair(entry):
@@ -519,8 +520,7 @@ def compact_adjudications(value: Mapping[Any, Any], limit: int) -> Adapted:
     """A compact adjudication mapping ``{claim_id: record}`` (§3.4)."""
     keys, values = _split(_entries(value, "record collection", limit))
     defaults = [
-        None if isinstance(entry, ClinicianAdjudication) else key
-        for key, entry in zip(keys, values)
+        None if _is_typed(entry, "adjudication") else key for key, entry in zip(keys, values)
     ]
     adapted = records(values, "adjudication", RowForm(default=python_cell(defaults)))
     return Adapted(adapted.frame, adapted.typed, adapted.form, python_cell(keys))

@@ -33,7 +33,7 @@ from citelens.support._adapter import (
 from citelens.support._cells import constant, csv_cells
 from citelens.support._derive import derive_report_rows
 from citelens.support._digest import support_digests
-from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS, PROBLEMS
+from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS, raise_first
 from citelens.support._kernel import DOC, REASON_CODES, KernelResult, run_kernel
 from citelens.support._normalize import (
     ROW,
@@ -44,12 +44,12 @@ from citelens.support._normalize import (
     key_stage,
     source_length_stage,
 )
+from citelens.support._pyvalues import bounded_items
 from citelens.support._records import (
     AtomicClaim,
     Citation,
     ClinicianAdjudication,
     EvidenceSpan,
-    bounded_items,
 )
 from citelens.support._report import (
     DISCLAIMER,
@@ -165,14 +165,6 @@ def _with_doc(frame: pl.DataFrame, document: int) -> pl.DataFrame:
     return frame.with_columns(pl.lit(document, dtype=pl.UInt32).alias(DOC))
 
 
-def _raise_first(problem: pl.Series) -> None:
-    """Raise the catalogue error of the first row with a problem (input order)."""
-    rows = problem.is_not_null().arg_true()
-    if len(rows):
-        message, category = PROBLEMS[int(problem[int(rows[0])])]
-        raise fail(message, category)
-
-
 def _zero(frame: pl.DataFrame) -> pl.Series:
     return constant(0, frame.height, pl.UInt32).alias(DOC)
 
@@ -212,7 +204,7 @@ def _collection(
         else:
             adapted = compact(payload, limit)
             if adapted.keys is not None:
-                _raise_first(key_stage(adapted.keys, adapted.key_shape))
+                raise_first(key_stage(adapted.keys, adapted.key_shape))
     else:
         adapted = rows(payload)
     return engine(adapted)
@@ -223,7 +215,7 @@ def _claims_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[Adapte
         stage = claim_stage(
             data.frame, _zero(data.frame), bounds.citations, lengths, data.typed, form=data.form
         )
-        _raise_first(stage.problem)
+        raise_first(stage.problem)
         return _drop_doc(stage.claims), _drop_doc(stage.edges)
 
     return run
@@ -234,7 +226,7 @@ def _evidence_engine(bounds: _Bounds, lengths: dict[str, int]) -> Callable[[Adap
         stage = evidence_stage(
             data.frame, _zero(data.frame), bounds.adjudications, lengths, data.typed, form=data.form
         )
-        _raise_first(stage.problem)
+        raise_first(stage.problem)
         return _drop_doc(stage.evidence), _drop_doc(stage.adjudications)
 
     return run
@@ -245,7 +237,7 @@ def _citations_engine(bounds: _Bounds) -> Callable[[Adapted], Any]:
         stage = citation_stage(
             data.frame, _zero(data.frame), data.typed, form=data.form, limit=bounds.citations
         )
-        _raise_first(stage.problem)
+        raise_first(stage.problem)
         return _drop_doc(stage.edges)
 
     return run
@@ -253,7 +245,7 @@ def _citations_engine(bounds: _Bounds) -> Callable[[Adapted], Any]:
 
 def _adjudications_engine(data: Adapted) -> pl.DataFrame:
     stage = adjudication_stage(data.frame, _zero(data.frame), data.typed, form=data.form)
-    _raise_first(stage.problem)
+    raise_first(stage.problem)
     return _drop_doc(stage.adjudications)
 
 
@@ -263,7 +255,7 @@ def _source_lengths(value: Any, limit: int) -> dict[str, int]:
     if cells is None:
         return {}
     lengths, problem = source_length_stage(*cells)
-    _raise_first(problem)
+    raise_first(problem)
     return lengths
 
 

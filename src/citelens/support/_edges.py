@@ -14,6 +14,11 @@ from typing import Final
 
 import polars as pl
 
+from citelens.support._aliases import (
+    EDGE_CLAIM_ALIASES,
+    EDGE_EVIDENCE_ALIASES,
+    EDGE_SOURCE_ALIASES,
+)
 from citelens.support._cells import INT, Cell, RowForm, cell_of, constant, row_index, where_cell
 from citelens.support._fields import (
     Check,
@@ -24,11 +29,6 @@ from citelens.support._fields import (
     label_rule,
     optional_identifier_rule,
     span_rule,
-)
-from citelens.support._records import (
-    EDGE_CLAIM_ALIASES,
-    EDGE_EVIDENCE_ALIASES,
-    EDGE_SOURCE_ALIASES,
 )
 
 __all__ = [

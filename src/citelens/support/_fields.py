@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from citelens.support._aliases import LENGTH_ALIASES, TEXT_ALIASES
 from citelens.support._cells import (
     ABSENT,
     BIG,
@@ -53,6 +54,7 @@ __all__ = [
     "label_rule",
     "length_rule",
     "optional_identifier_rule",
+    "raise_first",
     "span_rule",
     "whitespace",
 ]
@@ -94,6 +96,9 @@ class Problem:
     CITATION_ITERABLE: Final = 29
     INPUT: Final = 30
     CITATION_IDS_SEQUENCE: Final = 31
+    # only through ``Citation.from_mapping`` (inside a collection such items are pairs)
+    CITATION_NOT_NORMALIZED: Final = 32
+    CITATION_NOT_MAPPING: Final = 33
 
 
 PROBLEMS: Final[tuple[tuple[str, str], ...]] = (
@@ -129,17 +134,21 @@ PROBLEMS: Final[tuple[tuple[str, str], ...]] = (
     ("citation collection must be an iterable of records", "collection"),
     ("citation-support input cannot be normalized", "input"),
     ("citation identifiers must be a sequence", "record"),
+    ("citation record cannot be normalized", "record"),
+    ("citation record must be a mapping", "record"),
 )
 
 NOT_NORMALIZED: Final = {
     "claim": Problem.CLAIM_NOT_NORMALIZED,
     "evidence": Problem.EVIDENCE_NOT_NORMALIZED,
     "adjudication": Problem.ADJUDICATION_NOT_NORMALIZED,
+    "citation": Problem.CITATION_NOT_NORMALIZED,
 }
 NOT_MAPPING: Final = {
     "claim": Problem.CLAIM_NOT_MAPPING,
     "evidence": Problem.EVIDENCE_NOT_MAPPING,
     "adjudication": Problem.ADJUDICATION_NOT_MAPPING,
+    "citation": Problem.CITATION_NOT_MAPPING,
 }
 
 Check = tuple[pl.Series, int]
@@ -167,6 +176,14 @@ def first_problem(checks: Sequence[Check], n: int) -> pl.Series:
     for mask, code in checks[1:]:
         expr = expr.when(mask.fill_null(False)).then(pl.lit(code, pl.UInt8))
     return pl.select(expr.otherwise(pl.lit(None, pl.UInt8))).to_series().alias("_problem")
+
+
+def raise_first(problem: pl.Series) -> None:
+    """Raise the catalogue error of the first row with a problem (input order)."""
+    rows = problem.is_not_null().arg_true()
+    if len(rows):
+        message, category = PROBLEMS[int(problem[int(rows[0])])]
+        raise fail(message, category)
 
 
 def _where(mask: pl.Series, then: pl.Series | Any, otherwise: pl.Series | Any) -> pl.Series:
@@ -386,11 +403,9 @@ def span_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, pl.Series, lis
 
 # -- lengths --------------------------------------------------------------------------------
 
-LENGTH_ALIASES: Final = ("source_length", "document_length", "text_length", "length")
 # The CSV columns the contract types (§4.2): offsets and lengths as int64, flags as booleans.
 CSV_INTEGER_COLUMNS: Final = (*SPAN_START, *SPAN_END, *LENGTH_ALIASES)
 CSV_BOOLEAN_COLUMNS: Final = tuple(key for key, _ in FLAG_KEYS)
-TEXT_ALIASES: Final = ("source_text", "document_text")
 
 
 def length_rule(cells: dict[str, Cell], n: int) -> tuple[pl.Series, list[Check]]:

@@ -22,6 +22,18 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from citelens.support._aliases import (
+    CLAIM_CITATION_ALIASES,
+    CLAIM_ID_ALIASES,
+    CLAIM_SOURCE_ALIASES,
+    CLAIM_TYPE_ALIASES,
+    EDGE_CLAIM_ALIASES,
+    EDGE_EVIDENCE_ALIASES,
+    EDGE_SOURCE_ALIASES,
+    EVIDENCE_ID_ALIASES,
+    EVIDENCE_SOURCE_ALIASES,
+    ITEM_EVIDENCE_ALIASES,
+)
 from citelens.support._cells import (
     BIG,
     INT,
@@ -75,18 +87,6 @@ from citelens.support._fields import (
     span_rule,
 )
 from citelens.support._pyvalues import list_items, struct_fields
-from citelens.support._records import (
-    CLAIM_CITATION_ALIASES,
-    CLAIM_ID_ALIASES,
-    CLAIM_SOURCE_ALIASES,
-    CLAIM_TYPE_ALIASES,
-    EDGE_CLAIM_ALIASES,
-    EDGE_EVIDENCE_ALIASES,
-    EDGE_SOURCE_ALIASES,
-    EVIDENCE_ID_ALIASES,
-    EVIDENCE_SOURCE_ALIASES,
-    ITEM_EVIDENCE_ALIASES,
-)
 
 __all__ = [
     "DOC",
@@ -139,11 +139,14 @@ def _lengths(length: pl.Series, source: pl.Series, lengths: Mapping[str, int]) -
 
 @dataclass(frozen=True)
 class ClaimStage:
-    """Claims, their embedded edges (claim order), and the problem of every claim row."""
+    """Claims, their embedded edges (claim order), the problem of every claim row, and each
+    claim's own citation-id list (step 8): the claim row (``_row``) and the normalised
+    evidence identifier of every citation item, in claim order then item order."""
 
     claims: pl.DataFrame
     edges: pl.DataFrame
     problem: pl.Series
+    items: pl.DataFrame
 
 
 @dataclass(frozen=True)
@@ -212,8 +215,12 @@ def claim_stage(
     typed: Typed | None = None,
     *,
     form: RowForm | None = None,
+    edges: bool = True,
 ) -> ClaimStage:
-    """Claim records (§5 stage 2): the claim record rule, embedded edges, the running bound."""
+    """Claim records (§5 stage 2): the claim record rule, embedded edges, the running bound.
+
+    ``edges=False`` is the record rule alone (``AtomicClaim.from_mapping``, §3.9): the citation
+    rule of mapping items (edge building) and the running bound are not checked."""
     n = frame.height
     cells = cells_of(frame, typed)
     claim, id_conflict = group(cells, CLAIM_ID_ALIASES, n)
@@ -288,8 +295,14 @@ def claim_stage(
         else constant("", item_n, pl.String),
     }
     edge_doc = doc.gather(items.row) if item_n else pl.Series([], dtype=pl.UInt32)
-    edges = edge_frame(edge_columns, edge_doc, items.row)
-    edge_problem = _first_by_claim(items.row, record_problem, n)
+    edge_table = edge_frame(edge_columns, edge_doc, items.row)
+    edge_checks: list[Check] = []
+    if edges:
+        edge_problem = _first_by_claim(items.row, record_problem, n)
+        edge_checks = [
+            *code_checks(edge_problem),
+            (running_over(counts, doc, citation_limit), Problem.CITATION_LIMIT),
+        ]
 
     checks: list[Check] = [
         *code_checks(None if form is None else form.pre),
@@ -308,8 +321,7 @@ def claim_stage(
         *claim_checks,
         *source_checks,
         *type_checks,
-        *code_checks(edge_problem),
-        (running_over(counts, doc, citation_limit), Problem.CITATION_LIMIT),
+        *edge_checks,
     ]
     claims = pl.DataFrame(
         {
@@ -322,7 +334,8 @@ def claim_stage(
             DOC: doc.cast(pl.UInt32),
         }
     )
-    return ClaimStage(claims, edges, first_problem(checks, n))
+    own = pl.DataFrame({ROW: items.row, "evidence_id": item_id.cast(pl.String)})
+    return ClaimStage(claims, edge_table, first_problem(checks, n), own)
 
 
 def _first_by_claim(item_row: pl.Series, problem: pl.Series, n: int) -> pl.Series:
@@ -347,8 +360,12 @@ def evidence_stage(
     typed: Typed | None = None,
     *,
     form: RowForm | None = None,
+    labels: bool = True,
 ) -> EvidenceStage:
-    """Evidence records (§5 stage 3) with their embedded adjudications and running bound."""
+    """Evidence records (§5 stage 3) with their embedded adjudications and running bound.
+
+    ``labels=False`` is the record rule alone (``EvidenceSpan.from_mapping``, §3.9): embedded
+    adjudications (steps 7–8) are not checked."""
     n = frame.height
     cells = cells_of(frame, typed)
     evidence, id_conflict = group(cells, EVIDENCE_ID_ALIASES, n)
@@ -372,14 +389,17 @@ def evidence_stage(
         *length_checks,
         *evidence_checks,
         *source_checks,
-        (claim_conflict, Problem.CONFLICT),
-        *[(has_claim & mask, code) for mask, code in label_checks],
-        *[(embeds & mask, code) for mask, code in claim_checks],
-        (
-            running_over(embeds.cast(pl.Int64), doc, adjudication_limit),
-            Problem.ADJUDICATION_LIMIT,
-        ),
     ]
+    if labels:
+        checks += [
+            (claim_conflict, Problem.CONFLICT),
+            *[(has_claim & mask, code) for mask, code in label_checks],
+            *[(embeds & mask, code) for mask, code in claim_checks],
+            (
+                running_over(embeds.cast(pl.Int64), doc, adjudication_limit),
+                Problem.ADJUDICATION_LIMIT,
+            ),
+        ]
     evidence_frame = pl.DataFrame(
         {
             "evidence_id": evidence_id.cast(pl.String),

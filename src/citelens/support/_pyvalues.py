@@ -54,6 +54,7 @@ from citelens.support._rules import fail
 __all__ = [
     "CallerFailed",
     "Items",
+    "bounded_items",
     "caller_failed",
     "caller_read",
     "caller_value",
@@ -130,6 +131,17 @@ def caller_value(read: Callable[[], _T]) -> _T:
     if isinstance(value, CallerFailed):
         raise caller_failed()
     return value
+
+
+def bounded_items(value: Any, name: str, limit: int) -> list[Any]:
+    """Pull at most ``limit + 1`` items; more than ``limit`` → the collection's limit error
+    (an item count the contract bounds is known without pulling the rest)."""
+    items = caller_read(lambda: list(itertools.islice(iter(value), limit + 1)))
+    if isinstance(items, CallerFailed):
+        raise fail(f"{name} must be an iterable of records", "collection")
+    if len(items) > limit:
+        raise fail(f"{name} exceeds the record limit", "limit")
+    return items
 
 
 def _guarded(function: Callable[[Any], Any], values: list[Any]) -> list[Any]:

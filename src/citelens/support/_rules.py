@@ -1,17 +1,17 @@
-"""Field rules of the support contract (§3.5–§3.8): aliases, identifiers, spans, labels.
+"""Per-value rules of the support contract (§3.7–§3.9) for the typed-record constructors.
 
-These are the per-value rules, used by the typed record constructors and by the record path
-for Python objects that are not typed columns (typed records, mixed Python types, compact
-mappings). Tables and plain-dict records are evaluated by the columnar engine (``_normalize``,
-``_fields``), which implements the same rules as whole-column expressions; the differential
-tests compare the two.
+A constructor validates its own fields one value at a time: identifiers, int64 offsets and
+lengths, the claim type and the label value. Every collection (and ``from_mapping``) is
+evaluated by the columnar rule stages (``_normalize``, ``_edges``, ``_fields``), which express
+the same rules over whole columns; ``tests/support/test_typed_records.py`` compares the two on
+awkward values. The label spellings and keys here are the one table both read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Final
 
 from citelens._fixed import ContractFailure
 
@@ -19,31 +19,17 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "LABEL_SPELLINGS",
-    "MISSING",
     "SupportFailure",
     "claim_type_rule",
-    "first_value",
     "identifier",
     "is_int",
     "is_pair_sequence",
-    "label_rule",
     "normalise_label_value",
     "optional_identifier",
-    "span_rule",
 ]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
-
-
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: Final = _Missing()
 
 
 class SupportFailure(ContractFailure):
@@ -58,21 +44,6 @@ class SupportFailure(ContractFailure):
 def fail(message: str, category: str) -> SupportFailure:
     """Build the private failure for a catalogue message."""
     return SupportFailure(message, category)
-
-
-def first_value(record: Mapping[str, Any], aliases: Sequence[str]) -> Any:
-    """The first-value rule: first present non-null alias; a later unequal value conflicts."""
-    first: Any = MISSING
-    for alias in aliases:
-        if alias in record:
-            value = record[alias]
-            if value is None:
-                continue
-            if first is MISSING:
-                first = value
-            elif value != first:
-                raise fail("conflicting field aliases", "record")
-    return first
 
 
 def is_int(value: object) -> bool:
@@ -110,7 +81,7 @@ def identifier(value: object) -> str:
 
 def optional_identifier(value: object) -> str:
     """The optional-identifier rule: absent, ``None`` or ``""`` → ``""``."""
-    if value is MISSING or value is None or value == "":
+    if value is None or value == "":
         return ""
     return identifier(value)
 
@@ -121,53 +92,12 @@ _CLAIM_TYPE_OK = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 def claim_type_rule(value: object) -> str:
     """The claim-type rule: a bounded, normalised label or ``""``."""
-    if value is MISSING or value is None or value == "":
+    if value is None or value == "":
         return ""
     text = _CLAIM_TYPE_RUN.sub("-", str(value).strip().casefold()).strip("-")
     if _CLAIM_TYPE_OK.fullmatch(text) is None:
         raise fail("claim type must be a bounded label", "value")
     return text
-
-
-_SPAN_NESTED = ("span", "source_span", "claim_span", "evidence_span")
-_NESTED_START = ("start", "begin", "offset_start")
-_NESTED_END = ("end", "stop", "offset_end")
-SPAN_START = ("start", "source_start", "span_start")
-SPAN_END = ("end", "source_end", "span_end")
-
-
-def span_rule(record: Mapping[str, Any]) -> tuple[int | None, int | None]:
-    """The span rule (§3.6): nested and top-level offsets, conflicts, int64 offsets."""
-    nested = first_value(record, _SPAN_NESTED)
-    nested_start: Any = MISSING
-    nested_end: Any = MISSING
-    if isinstance(nested, Mapping):
-        nested_start = first_value(nested, _NESTED_START)
-        nested_end = first_value(nested, _NESTED_END)
-    elif nested is not MISSING and is_pair_sequence(nested):
-        if len(nested) != 2:
-            raise fail("span tuple must contain two offsets", "span")
-        nested_start = MISSING if nested[0] is None else nested[0]
-        nested_end = MISSING if nested[1] is None else nested[1]
-    start = first_value(record, SPAN_START)
-    end = first_value(record, SPAN_END)
-    if start is not MISSING and nested_start is not MISSING and start != nested_start:
-        raise fail("conflicting span offsets", "span")
-    if end is not MISSING and nested_end is not MISSING and end != nested_end:
-        raise fail("conflicting span offsets", "span")
-    if start is MISSING:
-        start = nested_start
-    if end is MISSING:
-        end = nested_end
-    if start is MISSING and end is MISSING:
-        return None, None
-    out_start = None
-    out_end = None
-    if start is not MISSING:
-        out_start = int64_or_fail(start, "span offsets must be integers", "span")
-    if end is not MISSING:
-        out_end = int64_or_fail(end, "span offsets must be integers", "span")
-    return out_start, out_end
 
 
 LABEL_SPELLINGS: Final[dict[str, str]] = {
@@ -236,33 +166,3 @@ def normalise_label_value(value: object) -> str:
     if label is None:
         raise fail("adjudication label is unsupported", "value")
     return label
-
-
-def label_rule(record: Mapping[str, Any]) -> str | None:
-    """The label rule (§3.7) of an adjudication (or label-carrying evidence) record."""
-    collected: list[str] = []
-    for key in LABEL_KEYS:
-        if key in record:
-            value = record[key]
-            if value is not None:
-                collected.append(normalise_label_value(value))
-    flags_present = False
-    false_targets: list[str] = []
-    for key, target in FLAG_KEYS:
-        if key in record:
-            flags_present = True
-            value = record[key]
-            if value is not True and value is not False:
-                raise fail("adjudication flags must be boolean", "value")
-            if value:
-                collected.append(target)
-            else:
-                false_targets.append(target)
-    if collected:
-        label = collected[0]
-        if any(other != label for other in collected) or label in false_targets:
-            raise fail("conflicting adjudication labels", "value")
-        return label
-    if flags_present:
-        return "irrelevant"
-    return None
