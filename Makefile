@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-spark lint typecheck pytest bench clean venv
+.PHONY: demo test test-spark fuzz lint typecheck pytest bench clean venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ test: lint typecheck pytest
 test-spark: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,spark]'
 	$(BIN)/pytest -m spark tests/spark
+
+# Fuzz every public entry point with 100,000 inputs each (a few hours on two cores); the counts
+# are printed by Hypothesis' statistics. `make test` runs the same tests with a few examples.
+fuzz: $(STAMP)
+	CITELENS_FUZZ_EXAMPLES=100000 $(BIN)/pytest -m fuzz -p no:cacheprovider --hypothesis-show-statistics
 
 demo: $(STAMP)
 	bash data-samples/demo.sh $(BIN)

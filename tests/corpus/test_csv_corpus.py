@@ -21,6 +21,7 @@ from .test_support_corpus import check_against_single, dirty_corpus, dirty_table
 
 ROLES = ("claims", "evidence", "citations", "adjudications")
 INTEGERS = {"start", "end", "source_length"}
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"
 
 
 def _cell(value: Any, rng: random.Random) -> str:
@@ -73,9 +74,14 @@ def test_csv_corpus_equals_single_calls_and_tables(
 ) -> None:
     monkeypatch.setattr(_staging, "BLOCK_BYTES", block_bytes)
     rows, tables, paths = _csv_corpus(tmp_path, seed, fraction)
-    from_csv = corpus.run_support_corpus(*paths, batch_documents=batch, edges=True)
+    # one pseudonym key for both runs (without one each run draws its own)
+    from_csv = corpus.run_support_corpus(
+        *paths, batch_documents=batch, edges=True, pseudonym_key=PSEUDONYM_KEY
+    )
     check_against_single(rows, from_csv.documents)
-    from_tables = corpus.run_support_corpus(*tables.values(), batch_documents=batch, edges=True)
+    from_tables = corpus.run_support_corpus(
+        *tables.values(), batch_documents=batch, edges=True, pseudonym_key=PSEUDONYM_KEY
+    )
     assert from_csv.documents.equals(from_tables.documents)
     assert from_csv.summary_json() == from_tables.summary_json()
     assert from_csv.edges is not None and from_tables.edges is not None

@@ -5,6 +5,7 @@ materialised slice by slice; the file equals the in-memory table and a per-edge 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import pathlib
 from typing import Any
 
@@ -19,13 +20,14 @@ from citelens.corpus import _edges
 from .test_support_corpus import dirty_corpus, dirty_tables
 
 ORDER = ("document_ref", "claim_id", "evidence_id", "start", "end", "source_id")
+KEY = b"citelens-test-pseudonym-key-0001"  # 32 bytes
 
 
 def _pseudonym(value: str | None) -> str | None:
-    # the documented form: "sha256:" + hex SHA-256 of the UTF-8 identifier; "" stays ""
+    # the documented form: "hmac-sha256:" + hex HMAC-SHA-256(KEY, UTF-8 identifier); "" stays ""
     if value is None or value == "":
         return value
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+    return "hmac-sha256:" + hmac.new(KEY, value.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def _key(edge: dict[str, Any]) -> tuple[Any, ...]:
@@ -50,21 +52,22 @@ def _reference(raw_edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def test_hand_checked_pseudonymised_order() -> None:
-    # One document, claim "c" citing "a" and "b" (both unknown evidence: invalid edges). The
-    # pseudonyms are sha256:ca978112... ("a") and sha256:3e23e816... ("b"), so the export
-    # lists "b" first although "a" sorts first raw.
+    # One document, claim "c" citing "a" and "b" (both unknown evidence: invalid edges). Under
+    # KEY the pseudonyms are hmac-sha256:83428129... ("a") and hmac-sha256:61b9dd58... ("b")
+    # (computed once with Python's hmac module), so the export lists "b" first although "a"
+    # sorts first raw.
     claims = pl.DataFrame(
         {"document_ref": ["d1"], "claim_id": ["c"], "start": [0], "end": [1]}
     ).with_columns(pl.Series("citations", [["a", "b"]]))
     raw = corpus.run_support_corpus(claims, edges=True, raw_identifiers=True).edges
-    pseudonymised = corpus.run_support_corpus(claims, edges=True).edges
+    pseudonymised = corpus.run_support_corpus(claims, edges=True, pseudonym_key=KEY).edges
     assert raw is not None and pseudonymised is not None
     assert raw.column("evidence_id").to_pylist() == ["a", "b"]
     assert _pseudonym("a") == (
-        "sha256:ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+        "hmac-sha256:8342812965f16c9c4d9152f61987a482f39b7f896bc3b61e0cdccb1a6851890e"
     )
     assert _pseudonym("b") == (
-        "sha256:3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d"
+        "hmac-sha256:61b9dd582dac74266e336075a2ece3da7630c87bdd4d9b5d16df3feae1ae7739"
     )
     assert pseudonymised.column("evidence_id").to_pylist() == [_pseudonym("b"), _pseudonym("a")]
     assert pseudonymised.column("claim_id").to_pylist() == [_pseudonym("c")] * 2
@@ -82,7 +85,9 @@ def test_pseudonymised_export_equals_the_per_edge_reference(
     raw = corpus.run_support_corpus(
         *tables.values(), batch_documents=batch, edges=True, raw_identifiers=True
     ).edges
-    shown = corpus.run_support_corpus(*tables.values(), batch_documents=batch, edges=True).edges
+    shown = corpus.run_support_corpus(
+        *tables.values(), batch_documents=batch, edges=True, pseudonym_key=KEY
+    ).edges
     assert raw is not None and shown is not None
     assert raw.num_rows > 0
     assert shown.schema == _edges.EDGE_TABLE_SCHEMA
@@ -98,12 +103,17 @@ def test_streamed_file_equals_the_in_memory_table_in_small_slices(
     monkeypatch.setattr(_edges, "SLICE_ROWS", 5)
     tables = dirty_tables(dirty_corpus(3, 0.2, documents=30))
     expected = corpus.run_support_corpus(
-        *tables.values(), batch_documents=4, edges=True, raw_identifiers=raw
+        *tables.values(), batch_documents=4, edges=True, raw_identifiers=raw, pseudonym_key=KEY
     ).edges
     assert expected is not None
     out = tmp_path / "out"
     corpus.write_support_corpus(
-        *tables.values(), out_dir=out, batch_documents=4, edges=True, raw_identifiers=raw
+        *tables.values(),
+        out_dir=out,
+        batch_documents=4,
+        edges=True,
+        raw_identifiers=raw,
+        pseudonym_key=KEY,
     )
     written = pq.read_table(out / "edges.parquet")
     assert written.schema == _edges.EDGE_TABLE_SCHEMA
@@ -122,9 +132,9 @@ def test_each_distinct_identifier_is_hashed_once_per_batch(
     hashed: list[list[str]] = []
     original = pseudonymise
 
-    def spy(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    def spy(frame: pl.DataFrame, columns: list[str], key: bytes) -> pl.DataFrame:
         hashed.append(frame.get_column(columns[0]).to_list())
-        return original(frame, columns)
+        return original(frame, columns, key)
 
     monkeypatch.setattr(_edges, "pseudonymise", spy)
     claims = pl.DataFrame(
@@ -155,9 +165,9 @@ def test_a_batch_in_flight_holds_codes_not_text() -> None:
     refs = claims.select("document_ref").unique().sort("document_ref")
     batch = refs.with_row_index("_d").with_columns(pl.col("_d").cast(pl.UInt32))
     kernel = exported.join(batch, on="document_ref", how="left", maintain_order="left")
-    coded = _edges.edge_batch(kernel.drop("document_ref"), batch, raw_identifiers=False)
+    coded = _edges.edge_batch(kernel.drop("document_ref"), batch, raw_identifiers=False, key=KEY)
     assert not any(dtype == pl.String for dtype in coded.codes.dtypes)
     assert coded.num_rows == edges.num_rows
-    shown = corpus.run_support_corpus(*tables.values(), edges=True).edges
+    shown = corpus.run_support_corpus(*tables.values(), edges=True, pseudonym_key=KEY).edges
     assert shown is not None
     assert coded.table().equals(shown)

@@ -23,6 +23,9 @@ from .test_support_corpus import as_tables
 IDS = ["a", "b", "ab", "\u00e9", "\U0001f600", "\uff21", "Z", "0"]
 
 
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"  # pseudonyms are keyed (issue 10)
+
+
 def _corpus(seed: int) -> dict[str, list[dict[str, Any]]]:
     rng = random.Random(seed)
     rows: dict[str, list[dict[str, Any]]] = {
@@ -86,7 +89,8 @@ def _single_edges(
     report = citelens.compute_citation_support_metrics(
         part("claims"), part("evidence"), part("citations"), part("adjudications")
     )
-    tables = report.tables(raw_identifiers=raw)
+    # the same key as the corpus run: the single calls' pseudonyms equal the export's
+    tables = report.tables(raw_identifiers=raw, pseudonym_key=PSEUDONYM_KEY)
     assert tables is not None
     return [{"document_ref": ref, **edge} for edge in tables.edges.to_pylist()]
 
@@ -116,7 +120,11 @@ def test_edges_equal_single_calls_in_byte_order(seed: int, raw: bool, batch: int
     rows = _corpus(seed)
     tables = as_tables(rows)
     result = corpus.run_support_corpus(
-        *tables.values(), batch_documents=batch, edges=True, raw_identifiers=raw
+        *tables.values(),
+        batch_documents=batch,
+        edges=True,
+        raw_identifiers=raw,
+        pseudonym_key=PSEUDONYM_KEY,
     )
     assert result.edges is not None
     got = result.edges.to_pylist()

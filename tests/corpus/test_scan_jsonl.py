@@ -23,6 +23,7 @@ from citelens.io import _jsonl_blocks, jsonl_records
 
 ROLES = ("claims", "evidence", "citations", "adjudications")
 CANARY = "CANARY-9b1e-secret"
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"  # one key: summaries compare
 
 
 def _corpus(seed: int, documents: int, defective: float) -> dict[str, list[dict[str, Any]]]:
@@ -180,7 +181,9 @@ def test_streamed_outputs_equal_and_leave_no_staging(
         for kind in ("jsonl", "parquet")
     }
     summaries = {
-        kind: corpus.write_support_corpus(*paths, out_dir=tmp_path / kind, batch_documents=9)
+        kind: corpus.write_support_corpus(
+            *paths, out_dir=tmp_path / kind, batch_documents=9, pseudonym_key=PSEUDONYM_KEY
+        )
         for kind, paths in inputs.items()
     }
     assert summaries["jsonl"] == summaries["parquet"]

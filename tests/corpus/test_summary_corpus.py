@@ -58,6 +58,7 @@ EVIDENCE_SCHEMA = pa.schema(
         ("value", pa.string()),
     ]
 )
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"  # one key: summaries compare
 
 
 def ref(label: str) -> str:
@@ -335,7 +336,9 @@ def test_batch_size_does_not_change_outputs() -> None:
     claims, evidence = tables(random_corpus(7, documents=30))
     limits = Limits(claims=6)
     results = [
-        corpus.run_summary_citations_corpus(claims, evidence, limits=limits, batch_documents=batch)
+        corpus.run_summary_citations_corpus(
+            claims, evidence, limits=limits, batch_documents=batch, pseudonym_key=PSEUDONYM_KEY
+        )
         for batch in (1, 3, 10_000)
     ]
     for other in results[1:]:
@@ -348,7 +351,7 @@ def test_document_interleaving_does_not_change_outputs() -> None:
     """Rows of different documents may come in any order; each document's own row order is
     kept (it matters for the "earlier valid record" rule)."""
     rows = random_corpus(11, documents=20)
-    base = corpus.run_summary_citations_corpus(*tables(rows))
+    base = corpus.run_summary_citations_corpus(*tables(rows), pseudonym_key=PSEUDONYM_KEY)
     rng = random.Random(5)
     for _ in range(3):
         shuffled: dict[str, list[dict[str, Any]]] = {}
@@ -361,7 +364,7 @@ def test_document_interleaving_does_not_change_outputs() -> None:
             fixed = {d: iter(sorted(k)) for d, k in by_doc.items()}
             ordered = [next(fixed[item["document_ref"]]) for item in items]
             shuffled[role] = [item for _, item in sorted(zip(ordered, items), key=lambda p: p[0])]
-        other = corpus.run_summary_citations_corpus(*tables(shuffled))
+        other = corpus.run_summary_citations_corpus(*tables(shuffled), pseudonym_key=PSEUDONYM_KEY)
         assert other.documents.equals(base.documents)
         assert other.summary_json() == base.summary_json()
 
@@ -466,7 +469,7 @@ def test_summary_totals_hand_checked() -> None:
             {"document_ref": "d3", "id": "a"},
         ]
     )
-    result = corpus.run_summary_citations_corpus(claims, evidence)
+    result = corpus.run_summary_citations_corpus(claims, evidence, raw_identifiers=True)
     totals = result.summary["totals"]
     assert totals["documents"] == 3 and totals["documents_passing"] == 1
     assert totals["claims"] == 3 and totals["covered_claims"] == 1
@@ -475,7 +478,8 @@ def test_summary_totals_hand_checked() -> None:
     assert result.summary["failure_reasons"]["duplicate_source_evidence"] == 1
     assert result.summary["failure_reasons"]["unsupported_claim"] == 1
     worst = result.summary["worst_documents"]
-    # d1 has 1 uncovered claim; d2 has 1 (fail closed): tie broken by document_ref.
+    # d1 has 1 uncovered claim; d2 has 1 (fail closed): tie broken by document_ref (raw refs
+    # were asked for; by default they are keyed pseudonyms, tests/privacy).
     assert [(w["document_ref"], w["uncovered_claim_count"]) for w in worst] == [
         ("d1", 1),
         ("d2", 1),

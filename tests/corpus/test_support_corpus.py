@@ -21,6 +21,7 @@ from citelens.corpus import _scan as corpus_scan
 from citelens.corpus import _support_mode as corpus_support_mode
 
 CANARY = "CANARY-7f3a-secret"
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"  # one key: outputs compare
 
 
 def table(rows: list[dict[str, Any]], columns: dict[str, pa.DataType]) -> pa.Table:
@@ -199,7 +200,9 @@ def test_results_identical_whatever_the_batch_size() -> None:
     tables = as_tables(rows)
     outputs = []
     for batch in (1, 3, 17, 10_000):
-        result = corpus.run_support_corpus(*tables.values(), batch_documents=batch, edges=True)
+        result = corpus.run_support_corpus(
+            *tables.values(), batch_documents=batch, edges=True, pseudonym_key=PSEUDONYM_KEY
+        )
         assert result.edges is not None
         outputs.append((result.documents, result.summary_json(), result.edges))
     for documents, summary, edges in outputs[1:]:
@@ -554,10 +557,12 @@ def test_streamed_outputs_equal_the_in_memory_result(tmp_path: pathlib.Path) -> 
     # in-memory result, and summary.json is byte-identical.
     rows = dirty_corpus(4, 0.2, documents=30)
     tables = dirty_tables(rows)
-    expected = corpus.run_support_corpus(*tables.values(), batch_documents=1000, edges=True)
+    expected = corpus.run_support_corpus(
+        *tables.values(), batch_documents=1000, edges=True, pseudonym_key=PSEUDONYM_KEY
+    )
     out = tmp_path / "out"
     summary = corpus.write_support_corpus(
-        *tables.values(), out_dir=out, batch_documents=7, edges=True
+        *tables.values(), out_dir=out, batch_documents=7, edges=True, pseudonym_key=PSEUDONYM_KEY
     )
     assert summary == expected.summary
     assert sorted(p.name for p in out.iterdir()) == [

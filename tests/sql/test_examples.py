@@ -168,7 +168,7 @@ def test_worst_evidence_sources(sample_out: pathlib.Path) -> None:
         assert row["invalid_edges"] == s["invalid"]
         assert row["not_supporting"] == s["bad"]
         assert row["documents"] == len(s["docs"])
-        assert row["source_id"].startswith("sha256:")  # pseudonymised, never raw
+        assert row["source_id"].startswith("hmac-sha256:")  # pseudonymised, never raw
 
 
 def test_gold_metric_trend(sample_out: pathlib.Path, results_dir: pathlib.Path) -> None:

@@ -4,6 +4,7 @@ stderr, atomic outputs; in-process through ``citelens.cli.main`` and once as a s
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import pathlib
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from ._helpers import CANARY_ID, compute
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+KEY = b"citelens-test-pseudonym-key-0001"
 
 CLAIMS = [
     {"claim_id": "c1", "start": 0, "end": 12, "source_length": 40, "citations": ["e1"]},
@@ -86,6 +88,8 @@ def test_outputs(
     files: dict[str, str], tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out" / "nested"
+    key_file = tmp_path / "pseudonym.key"
+    key_file.write_bytes(KEY)
     args = [
         *base_args(files),
         "--json",
@@ -96,6 +100,8 @@ def test_outputs(
         str(out / "r.parquet"),
         "--tables",
         str(out / "tables"),
+        "--pseudonym-key-file",
+        str(key_file),
     ]
     assert cli(args) == 0
     assert capsys.readouterr().out == ""  # outputs named: nothing on stdout
@@ -108,9 +114,12 @@ def test_outputs(
     names = sorted(p.name for p in (out / "tables").iterdir())
     assert names == ["adjudications.parquet", "claims.parquet", "edges.parquet", "evidence.parquet"]
     claims = pq.read_table(out / "tables" / "claims.parquet").to_pylist()
-    pseudonyms = {"sha256:" + hashlib.sha256(c.encode()).hexdigest() for c in ("c1", "c2")}
+    # keyed pseudonyms: HMAC-SHA-256 under the key file's bytes (issue 10)
+    pseudonyms = {
+        "hmac-sha256:" + hmac.new(KEY, c.encode(), hashlib.sha256).hexdigest() for c in ("c1", "c2")
+    }
     assert {r["claim_id"] for r in claims} == pseudonyms
-    expected_tables = report.tables()
+    expected_tables = report.tables(pseudonym_key=KEY)
     for name in ("claims", "evidence", "edges", "adjudications"):
         assert (
             pq.read_table(out / "tables" / f"{name}.parquet").to_pylist()

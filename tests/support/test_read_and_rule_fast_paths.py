@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from citelens.io import _files
+from citelens.io import ReadFailure, _files
 from citelens.support import _fields
 from citelens.support._cells import cell_of
 
@@ -106,11 +106,15 @@ def test_unreadable_parquet_files_still_fail_as_before(tmp_path: pathlib.Path) -
             _files.read_data_frame(target if target != tmp_path else str(tmp_path) + ".parquet")
 
 
-def test_duplicate_parquet_names_keep_the_arrow_reader(tmp_path: pathlib.Path) -> None:
+def test_duplicate_parquet_names_are_refused(tmp_path: pathlib.Path) -> None:
+    # one column name twice is no table of records (issue 10): refused before any reader
+    # (it used to reach Polars, which raised DuplicateError: exit 3)
     path = tmp_path / "dup.parquet"
     table = pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"])], names=["x", "x"])
     pq.write_table(table, path)
-    assert isinstance(_files.read_data_frame(path), pa.Table)
+    with pytest.raises(ReadFailure) as caught:
+        _files.read_data_frame(path)
+    assert caught.value.cause == "columns"
 
 
 def test_parquet_report_equals_the_arrow_table_report(tmp_path: pathlib.Path) -> None:

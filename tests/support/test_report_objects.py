@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import os
 import pathlib
@@ -408,8 +409,15 @@ def row_key(row: dict[str, Any]) -> str:
     return json.dumps(row, sort_keys=True)
 
 
+PSEUDONYM_KEY = b"citelens-test-pseudonym-key-0001"
+
+
 def pseudonym(value: str) -> str:
-    return "" if value == "" else "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+    # keyed (issue 10): "hmac-sha256:" + hex HMAC-SHA-256(key, UTF-8(value)); "" stays ""
+    if value == "":
+        return ""
+    mac = hmac.new(PSEUDONYM_KEY, value.encode("utf-8"), hashlib.sha256)
+    return "hmac-sha256:" + mac.hexdigest()
 
 
 @pytest.mark.parametrize("raw", [False, True])
@@ -510,7 +518,7 @@ def test_tables_identities(report: Any) -> None:
 
 def test_tables_pseudonymised_by_default(report: Any) -> None:
     raw = report.tables(raw_identifiers=True)
-    pseudo = report.tables()
+    pseudo = report.tables(pseudonym_key=PSEUDONYM_KEY)
     for name, columns in (
         ("claims", ("claim_id", "source_id", "claim_type")),
         ("evidence", ("evidence_id", "source_id")),
@@ -530,10 +538,14 @@ def test_tables_pseudonymised_by_default(report: Any) -> None:
         first = getattr(pseudo, name).column_names[0]
         firsts = [r[first] for r in pseudo_rows]
         assert firsts == sorted(firsts, key=lambda v: v.encode("utf-8"))
-    text = json.dumps([getattr(pseudo, n).to_pylist() for n in SCHEMAS])
-    for value in ('"c1"', '"e1"', "ghost", "summary", '"doc"'):
-        assert value not in text
-    assert '"dose"' not in text
+    # the default (a random key per call) hides the same values
+    default = report.tables()
+    for tables in (pseudo, default):
+        text = json.dumps([getattr(tables, n).to_pylist() for n in SCHEMAS])
+        for value in ('"c1"', '"e1"', "ghost", "summary", '"doc"'):
+            assert value not in text
+        assert '"dose"' not in text
+        assert "hmac-sha256:" in text
 
 
 def test_tables_not_in_repr_or_equality(report: Any) -> None:

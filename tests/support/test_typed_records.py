@@ -385,3 +385,56 @@ def test_labels_match_the_engine(value: Any) -> None:
     typed = outcome(ClinicianAdjudication, "c", "e", value)
     engine = _engine(adjudications=[{"claim_id": "c", "evidence_id": "e", "label": value}])
     _compare(typed, engine, 2, "adjudications", "label")
+
+
+# -- caller code inside a constructor (issue 10: only citelens errors) ------------------------
+
+
+class _RaisingText(str):
+    def __str__(self) -> str:
+        raise RuntimeError("CANARY-typed-str")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("CANARY-typed-eq")
+
+    __hash__ = str.__hash__
+
+
+class _RaisingInt(int):
+    def __str__(self) -> str:
+        raise RuntimeError("CANARY-typed-int-str")
+
+    def __int__(self) -> int:
+        raise RuntimeError("CANARY-typed-int")
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        # str() of an identifier runs the subclass's __str__, which raises: an input error
+        (lambda: AtomicClaim(_RaisingText("c")), "citation-support input cannot be normalized"),
+        (lambda: Citation("c", _RaisingInt(5)), "citation-support input cannot be normalized"),
+        # int() of an offset runs the subclass's __int__
+        (
+            lambda: EvidenceSpan("e", start=_RaisingInt(1)),
+            "citation-support input cannot be normalized",
+        ),
+        # the claim type is str()-ed too
+        (
+            lambda: AtomicClaim("c", claim_type=_RaisingText("x")),
+            "citation-support input cannot be normalized",
+        ),
+    ],
+)
+def test_caller_code_that_raises_is_an_input_error(build: Any, expected: str) -> None:
+    with pytest.raises(CitationSupportError) as caught:
+        build()
+    assert (str(caught.value), caught.value.category) == (expected, "input")
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
+    assert "CANARY" not in repr(caught.value)
+
+
+def test_labels_and_empty_checks_run_no_caller_code() -> None:
+    # str's own strip/casefold/len are used: the subclass's raising __eq__/__str__ never run
+    assert ClinicianAdjudication("c", "e", _RaisingText(" Supported ")).label == "supports"
+    assert EvidenceSpan("e", source_id=_RaisingText("")).source_id == ""

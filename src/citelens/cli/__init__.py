@@ -15,15 +15,27 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, NoReturn, cast
 
 from citelens import __version__
-from citelens.cli._common import COMMAND_HELP, EXIT_INPUT, EXIT_INTERNAL, fail
+from citelens.cli._common import (
+    COMMAND_HELP,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    SIGNALLED,
+    Terminated,
+    fail,
+    on_signal,
+)
 from citelens.errors import CitelensError, InternalError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "usage_message"]
 
 Run = Callable[[argparse.Namespace], int]
 
@@ -41,6 +53,33 @@ _COMMAND_MODULES: dict[str, str] = {
 }
 
 
+# argparse messages that end in caller text without quoting it: keep only the fixed start
+_UNQUOTED_TAILS = ("unrecognized arguments", "ambiguous option")
+
+
+def usage_message(message: str) -> str:
+    """An argparse error message without the values it quotes: argparse formats the caller's
+    text with ``%r`` (``invalid int value: 'SECRET'``) or appends it unquoted after the
+    prefixes above; option names, metavars and choices are citelens's own words."""
+    for prefix in _UNQUOTED_TAILS:
+        if prefix in message:
+            return message[: message.index(prefix) + len(prefix)]
+    cut = min((message.index(q) for q in "'\"" if q in message), default=len(message))
+    return message[:cut].rstrip(" :")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors use the fixed error form and never echo a
+    value (subcommand parsers are made of the same class)."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(self.format_usage())
+        sys.stderr.write(
+            f"citelens: error [policy]: {usage_message(message)} (see {self.prog} --help)\n"
+        )
+        raise SystemExit(EXIT_INPUT)
+
+
 def _command_of(argv: Sequence[str]) -> str | None:
     """The subcommand named on the command line, if any. The top-level options (``-h``,
     ``--help``, ``--version``) take no value, so the first other word is the command."""
@@ -54,7 +93,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser. Subcommand ``command`` is registered in full by its parser
     module; every other subcommand is a name with its help line only, so that listing the
     commands imports none of them."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="citelens",
         description=(
             "Deterministic checks of citations attached to claims: citation support metrics, "
@@ -63,7 +102,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         ),
         epilog=(
             "Exit codes: 0 success, 1 a check or gate did not pass, 2 bad input or usage, "
-            "3 internal error (a bug or a broken environment, never bad input)."
+            "3 internal error (a bug or a broken environment, never bad input), "
+            "130 interrupted (Ctrl-C), 143 terminated (SIGTERM); an interrupted run leaves "
+            "its previous outputs in place and no partial file."
         ),
     )
     parser.add_argument("--version", action="version", version=f"citelens {__version__}")
@@ -85,7 +126,32 @@ def _resolve(func: Run | str) -> Run:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code."""
+    """Run the CLI and return its exit code. Ctrl-C and SIGTERM remove staged outputs and
+    return 130 / 143 with one line on stderr."""
+    handlers: list[tuple[signal.Signals, Any]] = []
+    if _in_main_thread():
+        SIGNALLED.clear()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            handlers.append((signum, signal.signal(signum, on_signal)))
+    try:
+        return _main(argv)
+    except (KeyboardInterrupt, Terminated):
+        # the signal, or what a library made of it (DuckDB and Arrow turn an exception
+        # raised in a signal handler into their own errors): SIGNALLED says which
+        interrupted = not SIGNALLED or SIGNALLED[0] == signal.SIGINT
+        sys.stderr.write("\ncitelens: interrupted\n" if interrupted else "\ncitelens: terminated\n")
+        return EXIT_INTERRUPTED if interrupted else EXIT_TERMINATED
+    finally:
+        for number, handler in handlers:
+            signal.signal(number, handler)
+
+
+def _in_main_thread() -> bool:
+    # signal handlers can only be installed from the main thread (tests call main() too)
+    return threading.current_thread() is threading.main_thread()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(arguments))
     try:

@@ -4,9 +4,11 @@ module loads no engine (neither Polars, PyArrow, NumPy nor DuckDB)."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from types import FrameType
+from typing import NoReturn, TypeVar
 
 from citelens.errors import CitelensError, InternalError
 from citelens.limits import Limits
@@ -16,9 +18,14 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INPUT",
     "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
+    "SIGNALLED",
+    "Terminated",
     "fail",
     "limits_from_args",
+    "on_signal",
     "progress",
     "progress_callback",
 ]
@@ -27,6 +34,27 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+SIGNALLED: list[int] = []
+"""The signals (SIGINT, SIGTERM) this run received, set by :func:`on_signal`."""
+
+
+class Terminated(SystemExit):
+    """SIGTERM, raised in the main thread so that staged outputs are removed on the way out
+    (not an ``Exception``: no handler of input errors can catch it)."""
+
+
+def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
+    """SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`, after noting the
+    signal: a library that turns the exception into its own error (DuckDB, Arrow) cannot
+    make the run report an input error instead (:func:`fail` re-raises)."""
+    SIGNALLED.append(signum)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(EXIT_TERMINATED)
+
 
 T = TypeVar("T")
 
@@ -58,7 +86,12 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
 
 def fail(error: CitelensError) -> int:
     """Print a fixed-category error line on stderr; return exit code 2 (3 for an internal
-    error: a bug or a broken environment, never bad input)."""
+    error: a bug or a broken environment, never bad input). After a signal the error is what
+    a library made of the interrupt: the interrupt is raised again instead."""
+    if SIGNALLED:
+        if SIGNALLED[0] == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Terminated(EXIT_TERMINATED)
     sys.stderr.write(f"citelens: error [{error.category}]: {error.args[0]}\n")
     return EXIT_INTERNAL if isinstance(error, InternalError) else EXIT_INPUT
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from citelens.cli._common import COMMAND_HELP, EXIT_INPUT
+from citelens.cli._support import PSEUDONYM_KEY_HELP
 
 __all__ = ["SUPPORT_ROLES", "register"]
 
@@ -23,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Evaluate a corpus: tables with a document_ref column, read from Parquet, Arrow "
             "IPC, JSONL or CSV files or directories of them (hive partitioning allowed). "
             "Writes documents.parquet (one row per document), summary.json and summary.md "
-            "atomically into --out."
+            "atomically into --out. The document refs that summary.json/.md name are keyed "
+            "pseudonyms (HMAC-SHA-256) unless --raw-identifiers (support and "
+            "summary-citations; minimality refs are already opaque sha256: references)."
         ),
     )
     modes = parser.add_subparsers(dest="corpus_mode", metavar="MODE")
@@ -60,8 +63,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     support.add_argument(
         "--raw-identifiers",
         action="store_true",
-        help="with --edges: keep raw identifiers (such files must not be published)",
+        help="keep raw identifiers in edges.parquet and raw document refs in summary.json/.md "
+        "(such files must not be published)",
     )
+    support.add_argument("--pseudonym-key-file", metavar="F", help=PSEUDONYM_KEY_HELP)
     for name in SUPPORT_ROLES:
         support.add_argument(
             f"--max-{name}", type=int, metavar="N", help=f"per-document bound on {name}"
@@ -122,6 +127,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         summary.add_argument(
             f"--max-{name}", type=int, metavar="N", help=f"per-document bound on {name}"
         )
+    summary.add_argument(
+        "--raw-identifiers",
+        action="store_true",
+        help="keep raw document refs in summary.json/.md (such files must not be published)",
+    )
+    summary.add_argument("--pseudonym-key-file", metavar="F", help=PSEUDONYM_KEY_HELP)
     summary.add_argument(
         "--strict", action="store_true", help="exit 1 when any document fails or does not pass"
     )

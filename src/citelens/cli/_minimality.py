@@ -1,9 +1,10 @@
 """``citelens minimality``: the parser of the citation minimality check of one source text
 (light: the engine is imported when the command runs, by ``citelens.cli._run_minimality``).
 
-Exit codes: 0 success, 1 ``--fail-on-flagged`` was given and a citation needs review, 2 bad
-input (a fixed message on stderr that never echoes input values, paths or identifiers), 3 an
-internal error (a bug or a broken environment; the message names the exception type only).
+Exit codes: 0 success, 1 ``--fail-on-flagged`` was given and a citation needs review or
+nothing was measured (no claim or no citation), 2 bad input (a fixed message on stderr that
+never echoes input values, paths or identifiers), 3 an internal error (a bug or a broken
+environment; the message names the exception type only).
 Without ``--json``, ``--markdown`` or ``--parquet`` the Markdown report goes to stdout.
 """
 
@@ -39,7 +40,8 @@ def register(subparsers: Any) -> None:
             "are .json, .jsonl, .csv, .parquet or Arrow files."
         ),
         epilog=(
-            "Exit codes: 0 success, 1 flagged citations with --fail-on-flagged, 2 bad input, "
+            "Exit codes: 0 success, 1 flagged citations (or no claim or citation at all) "
+            "with --fail-on-flagged, 2 bad input, "
             "3 internal error (a bug or a broken environment, never bad input)."
         ),
     )
@@ -58,6 +60,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fail-on-flagged",
         action="store_true",
-        help="exit 1 when any citation needs review",
+        help="exit 1 when any citation needs review, or when there is no claim or no "
+        "citation (nothing measured is not a pass); the reasons go to stderr",
     )
     parser.set_defaults(func="citelens.cli._run_minimality:run")

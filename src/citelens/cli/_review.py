@@ -5,8 +5,11 @@ import is not complete reviewer evidence or the gate did not pass, 2 bad input (
 on stderr that never echoes input values, paths or identifiers), 3 an internal error (a bug or a
 broken environment, never bad input).
 
-Private outputs (the identity mapping and the sealed review) hold raw identifiers: write them
-only to access-controlled locations. The key file is read, never written or printed.
+Private outputs (the identity mapping and the sealed review) hold raw identifiers: they are
+created owner-only (0600); keep them in access-controlled locations. The key file is read,
+never written or printed. Review JSON files are read strictly: a key repeated in any object
+makes a file unreadable, and in the sealed review file it is a tampering (like a sealed file
+longer than any citelens writes, which is rejected without being read to its end).
 
 Importing this module loads no engine (polars, pyarrow, duckdb): ``citelens --help`` stays fast.
 The engine modules are imported by the functions that run a command, and only there.
@@ -30,6 +33,18 @@ _READ_FAILED = "review input file could not be read"
 _WRITE_FAILED = "review output could not be written"
 _EXIT_OK = 0
 _EXIT_FAILED = 1
+# The sealed file is canonical JSON of {"commitment", "private_json"}; private_json is ASCII
+# canonical JSON of at most MAX_PRIVATE_JSON characters, and as a JSON string each of its
+# characters takes at most 2 bytes (only '"' and '\\' are escaped). The slack allows the
+# commitment and a reformatted (indented) outer object.
+_SEALED_SLACK = 65_536
+
+
+def sealed_file_limit() -> int:
+    """The most bytes a sealed review file may hold (``2 * MAX_PRIVATE_JSON`` + slack)."""
+    from citelens.review import MAX_PRIVATE_JSON
+
+    return 2 * MAX_PRIVATE_JSON + _SEALED_SLACK
 
 
 class _Input(Exception):
@@ -44,18 +59,70 @@ def _write_error() -> SummaryReviewError:
     return SummaryReviewError(_WRITE_FAILED, "io")
 
 
-def _json_file(path: str) -> Any:
-    """One JSON document (UTF-8, BOM ignored, NaN/Infinity rejected); nulls are kept."""
-    from citelens.io import decode_utf8, loads_json
+def _loads(data: bytes) -> Any:
+    """One review JSON document (UTF-8, BOM ignored, NaN/Infinity rejected, nulls kept).
 
+    A key repeated in any object raises ``DuplicateKey`` (a ``ValueError``): review documents
+    are read as written, and ``json.loads`` would silently keep the last occurrence."""
+    import json
+
+    from citelens.io import decode_utf8, reject_constant
+    from citelens.review._common import unique_object
+
+    return json.loads(
+        decode_utf8(data), parse_constant=reject_constant, object_pairs_hook=unique_object
+    )
+
+
+def _json_file(path: str) -> Any:
+    """One JSON document of a review file; unreadable or malformed (a repeated key
+    included) is an unreadable input."""
     failed = False
     value: Any = None
     try:
-        value = loads_json(decode_utf8(Path(path).read_bytes()))
+        value = _loads(Path(path).read_bytes())
     except (OSError, ValueError, RecursionError):  # unreadable file, bad UTF-8 or bad JSON
         failed = True
     if failed:
         raise _Input
+    return value
+
+
+def _tampered() -> SummaryReviewError:
+    return SummaryReviewError("invalid_review_import", "review")
+
+
+def _sealed_file(path: str) -> Any:
+    """The sealed review file, read at most :func:`sealed_file_limit` + 1 bytes: a longer
+    file cannot hold a sealed document citelens wrote, so it is rejected as tampered without
+    being read to its end; so is a repeated key at any depth. Unreadable or malformed JSON
+    is an unreadable input, as for every other file."""
+    from citelens.review._common import DuplicateKey
+
+    limit = sealed_file_limit()
+    failed = False
+    data = b""
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(limit + 1)
+    except (OSError, ValueError):  # unreadable file, or a path the OS cannot name (NUL byte)
+        failed = True
+    if failed:
+        raise _Input
+    if len(data) > limit:
+        raise _tampered()
+    duplicate = False
+    value: Any = None
+    try:
+        value = _loads(data)
+    except DuplicateKey:
+        duplicate = True
+    except (ValueError, RecursionError):  # bad UTF-8 or bad JSON
+        failed = True
+    if failed:
+        raise _Input
+    if duplicate:
+        raise _tampered()
     return value
 
 
@@ -103,12 +170,13 @@ def _key(path: str) -> bytes:
     return data
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, text: str, *, private: bool = False) -> None:
+    """Write ``text`` atomically; ``private`` files (PRIVATE: raw identifiers) are 0600."""
     from citelens._atomic import WriteFailure, write_text_atomic
 
     failed = False
     try:
-        write_text_atomic(path, text)
+        write_text_atomic(path, text, private=private)
     except WriteFailure:
         failed = True
     if failed:
@@ -214,7 +282,7 @@ def _render(args: argparse.Namespace) -> int:
         randomization_key=key,
     )
     _write(args.packets_out, canonical_json([p.to_dict() for p in packets]))
-    _write(args.mapping_out, mapping.to_private_json() + "\n")
+    _write(args.mapping_out, mapping.to_private_json() + "\n", private=True)
     sys.stdout.write(
         canonical_json(
             {
@@ -273,6 +341,7 @@ def _export(args: argparse.Namespace) -> int:
     _write(
         args.sealed_out,
         canonical_json({"commitment": sealed.commitment, "private_json": sealed.private_json}),
+        private=True,
     )
     _emit(canonical_json(request), args.request_out)
     return _EXIT_OK
@@ -293,7 +362,7 @@ def _load_import(args: argparse.Namespace, claims: list[Any], evidence: list[Any
     from citelens.review import SealedSummaryReview, import_summary_review
 
     document = _json_file(args.returned)
-    sealed_doc = _json_file(args.sealed)
+    sealed_doc = _sealed_file(args.sealed)
     summary = _text_file(args.summary)
     source = _text_file(args.source)
     key = _key(args.key_file)
@@ -303,7 +372,7 @@ def _load_import(args: argparse.Namespace, claims: list[Any], evidence: list[Any
         and type(sealed_doc["private_json"]) is str
         and type(sealed_doc["commitment"]) is str
     ):
-        raise SummaryReviewError("invalid_review_import", "review")
+        raise _tampered()
     sealed = SealedSummaryReview(
         private_json=sealed_doc["private_json"], commitment=sealed_doc["commitment"]
     )

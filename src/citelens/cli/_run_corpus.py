@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from citelens._pseudonym import key_from_file_option
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, progress_callback
 from citelens.cli._corpus import SUPPORT_ROLES
 from citelens.corpus import (
@@ -13,7 +14,7 @@ from citelens.corpus import (
     run_summary_citations_corpus,
     write_support_corpus,
 )
-from citelens.errors import CitelensError
+from citelens.errors import CitelensError, CorpusError
 
 __all__ = ["run_minimality", "run_summary_citations", "run_support"]
 
@@ -41,6 +42,9 @@ def run_support(args: argparse.Namespace) -> int:
     """Run ``citelens corpus support``."""
     try:
         limits = limits_from_args(args)
+        key = None  # read only when the run pseudonymises
+        if not args.raw_identifiers:
+            key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in SUPPORT_ROLES}
         # streamed batch by batch into the output set: memory holds one batch
         summary = write_support_corpus(
@@ -53,6 +57,7 @@ def run_support(args: argparse.Namespace) -> int:
             batch_documents=args.batch_documents,
             edges=args.edges,
             raw_identifiers=args.raw_identifiers,
+            pseudonym_key=key,
             progress=progress_callback("documents"),
         )
     except CitelensError as error:
@@ -63,11 +68,15 @@ def run_support(args: argparse.Namespace) -> int:
         f"failed {summary['failed_document_count']}, "
         f"passing span checks {summary['passed_document_count']})\n"
     )
-    if args.strict and (
-        summary["failed_document_count"]
-        or summary["passed_document_count"] != summary["evaluated_document_count"]
-    ):
-        return EXIT_FAILED
+    if args.strict:
+        reasons = _nothing_measured(
+            claims=summary["claim_count"], citations=summary["citation_count"]
+        )
+        if summary["failed_document_count"]:
+            reasons.append("documents failed")
+        if summary["passed_document_count"] != summary["evaluated_document_count"]:
+            reasons.append("span checks failed")
+        return _gate("corpus citation-support", reasons)
     return EXIT_OK
 
 
@@ -92,8 +101,13 @@ def run_minimality(args: argparse.Namespace) -> int:
         f"failed {totals['documents_failed']}); citations: {totals['citations']}, "
         f"flagged {totals['flagged']}\n"
     )
-    if args.strict and (totals["flagged"] or totals["documents_failed"]):
-        return EXIT_FAILED
+    if args.strict:
+        reasons = _nothing_measured(claims=None, citations=totals["citations"])
+        if totals["documents_failed"]:
+            reasons.append("documents failed")
+        if totals["flagged"]:
+            reasons.append("citations flagged")
+        return _gate("corpus citation minimality", reasons)
     return EXIT_OK
 
 
@@ -101,12 +115,17 @@ def run_summary_citations(args: argparse.Namespace) -> int:
     """Run ``citelens corpus summary-citations``."""
     try:
         limits = limits_from_args(args)
+        key = None  # read only when the run pseudonymises
+        if not args.raw_identifiers:
+            key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
         result = run_summary_citations_corpus(
             paths["claims"],
             paths["evidence"],
             limits=limits,
             batch_documents=args.batch_documents,
+            raw_identifiers=args.raw_identifiers,
+            pseudonym_key=key,
             progress=progress_callback("documents"),
         )
         result.write(args.out)
@@ -120,8 +139,29 @@ def run_summary_citations(args: argparse.Namespace) -> int:
         f"failed {totals['documents_failed']}, passing {totals['documents_passing']}); "
         f"claims: {totals['claims']}, coverage (micro) {shown}\n"
     )
-    if args.strict and (
-        totals["documents_failed"] or totals["documents_passing"] != totals["documents_evaluated"]
-    ):
-        return EXIT_FAILED
+    if args.strict:
+        reasons = _nothing_measured(claims=totals["claims"], citations=None)
+        if totals["documents_failed"]:
+            reasons.append("documents failed")
+        if totals["documents_passing"] != totals["documents_evaluated"]:
+            reasons.append("documents not passing")
+        return _gate("corpus summary citation-consistency", reasons)
     return EXIT_OK
+
+
+def _nothing_measured(*, claims: int | None, citations: int | None) -> list[str]:
+    """Nothing measured is not a pass (issue 10): the fixed reasons of an empty corpus."""
+    reasons = []
+    if claims is not None and claims == 0:
+        reasons.append("no claims evaluated")
+    if citations is not None and citations == 0:
+        reasons.append("no citations evaluated")
+    return reasons
+
+
+def _gate(name: str, reasons: list[str]) -> int:
+    """Exit 1 with one fixed line naming the reasons, or 0 when there is none."""
+    if not reasons:
+        return EXIT_OK
+    sys.stderr.write(f"citelens: {name} gate failed: {', '.join(reasons)}\n")
+    return EXIT_FAILED

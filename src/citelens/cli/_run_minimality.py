@@ -69,6 +69,21 @@ def run(args: argparse.Namespace) -> int:
             f"citelens minimality: {report.citation_count} citations, "
             f"{report.flagged_count} flagged, {report.claim_count} claims\n"
         )
-    if args.fail_on_flagged and report.flagged_count:
-        return EXIT_FAILED
+    if args.fail_on_flagged:
+        reasons = gate_failures(report)
+        if reasons:
+            sys.stderr.write(f"citelens: citation minimality gate failed: {', '.join(reasons)}\n")
+            return EXIT_FAILED
     return EXIT_OK
+
+
+def gate_failures(report: CitationMinimalityReport) -> list[str]:
+    """Why ``--fail-on-flagged`` fails (empty when it passes): ``no claims evaluated`` or
+    ``no citations evaluated`` when nothing was measured (nothing measured is not a pass,
+    issue 10), else the statuses of the flagged citations, in code-point order."""
+    if report.claim_count == 0:
+        return ["no claims evaluated"]
+    if report.citation_count == 0:
+        return ["no citations evaluated"]
+    flagged = {record.status.value for record in report.records if record.review_required}
+    return sorted(flagged)

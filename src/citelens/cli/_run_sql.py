@@ -53,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         return _shell(args)
     if args.format == "parquet" and args.output is None:
         raise CorpusError("parquet output requires an output file", "policy")
-    con = open_views(args.out_dir, results_dir=args.results)
+    con = open_views(args.out_dir, results_dir=args.results, allow_external=args.allow_external)
     try:
         table = execute(con, query)
     finally:
@@ -100,7 +100,7 @@ def _shell(args: argparse.Namespace) -> int:
             init.write_text(script, encoding="utf-8")
             code = subprocess.call([duckdb_cli, "-init", os.fspath(init)])
         return EXIT_OK if code == 0 else code
-    con = open_views(args.out_dir, results_dir=args.results)
+    con = open_views(args.out_dir, results_dir=args.results, allow_external=args.allow_external)
     assert isinstance(con, duckdb.DuckDBPyConnection)
     try:
         # Line editing and history for input(), loaded only for the interactive shell: on

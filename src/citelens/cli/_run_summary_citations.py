@@ -12,6 +12,7 @@ from citelens._atomic import write_outputs
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
 from citelens.errors import CitelensError, SummaryCitationError
 from citelens.summary_citations._api import build_summary_citation_report
+from citelens.summary_citations._report import SummaryCitationReport
 
 __all__ = ["run"]
 
@@ -36,8 +37,21 @@ def run(args: argparse.Namespace) -> int:
         return fail(error)
     if not (args.json or args.markdown or args.parquet):
         sys.stdout.write(report.to_markdown())
-    if args.gate and not report.passed:
-        reasons = ", ".join(report.metrics.failure_reasons)
-        sys.stderr.write(f"citelens: summary citation-consistency gate failed: {reasons}\n")
-        return EXIT_FAILED
+    if args.gate:
+        reasons = gate_failures(report)
+        if reasons:
+            text = ", ".join(reasons)
+            sys.stderr.write(f"citelens: summary citation-consistency gate failed: {text}\n")
+            return EXIT_FAILED
     return EXIT_OK
+
+
+def gate_failures(report: SummaryCitationReport) -> list[str]:
+    """Why ``--gate`` fails (empty when it passes): the report's reason codes, preceded by
+    ``no claims evaluated`` when there is no claim. The report itself keeps the contract's
+    verdict (zero claims with valid evidence pass, summary-citations.md §9.2); the gate does
+    not, because nothing measured is not a pass (issue 10)."""
+    reasons = list(report.metrics.failure_reasons)
+    if report.metrics.claim_count == 0:
+        reasons.insert(0, "no claims evaluated")
+    return reasons

@@ -9,9 +9,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from citelens._atomic import write_outputs
+from citelens._pseudonym import key_from_file_option
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
 from citelens.errors import CitationSupportError, CitelensError
 from citelens.support._api import compute_citation_support_metrics
+from citelens.support._report import CitationSupportReport
 
 __all__ = ["run"]
 
@@ -20,6 +22,10 @@ def run(args: argparse.Namespace) -> int:
     """Run ``citelens support``."""
     try:
         limits = limits_from_args(args)
+        # the key is read only when the run pseudonymises (--tables without raw identifiers)
+        key = None
+        if args.tables and not args.raw_identifiers:
+            key = key_from_file_option(args.pseudonym_key_file, CitationSupportError)
         report = compute_citation_support_metrics(
             Path(args.claims),
             Path(args.evidence) if args.evidence else (),
@@ -35,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         if args.parquet:
             outputs.append((args.parquet, report.to_arrow()))
         if args.tables:
-            tables = report.tables(raw_identifiers=args.raw_identifiers)
+            tables = report.tables(raw_identifiers=args.raw_identifiers, pseudonym_key=key)
             assert tables is not None
             for name, table in tables._asdict().items():
                 outputs.append((Path(args.tables) / f"{name}.parquet", table))
@@ -47,6 +53,27 @@ def run(args: argparse.Namespace) -> int:
         return fail(error)
     if not (args.json or args.markdown or args.parquet or args.tables):
         sys.stdout.write(report.to_markdown())
-    if args.strict and not report.deterministic.passed:
-        return EXIT_FAILED
+    if args.strict:
+        reasons = strict_failures(report)
+        if reasons:
+            sys.stderr.write(f"citelens: citation-support gate failed: {', '.join(reasons)}\n")
+            return EXIT_FAILED
     return EXIT_OK
+
+
+def strict_failures(report: CitationSupportReport) -> list[str]:
+    """Why ``--strict`` fails, as fixed reason texts (empty when it passes). Nothing measured
+    is not a pass: zero claims, or claims without any citation edge, fail (issue 10)."""
+    if report.claim_count == 0:
+        return ["no claims evaluated"]
+    if report.deterministic.citation_count == 0:
+        return ["no citations evaluated"]
+    checks = report.deterministic
+    counts = (
+        ("missing_claim_span", checks.missing_claim_span_count),
+        ("invalid_claim_span", checks.invalid_claim_span_count),
+        ("missing_evidence_span", checks.missing_evidence_span_count),
+        ("invalid_evidence_span", checks.invalid_evidence_span_count),
+        ("invalid_citation", checks.invalid_citation_count),
+    )
+    return [reason for reason, count in counts if count]

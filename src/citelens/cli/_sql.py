@@ -92,4 +92,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         help="gold results directory for the scorecards view (default: $CITELENS_RESULTS, "
         "else ./results)",
     )
+    parser.add_argument(
+        "--allow-external",
+        action="store_true",
+        help="lift the sandbox: by default a query can read only the corpus outputs and the "
+        "gold history (no other file, no network, no extension) and write no file (COPY, "
+        "EXPORT and ATTACH are refused)",
+    )
     parser.set_defaults(func="citelens.cli._run_sql:run")

@@ -4,8 +4,8 @@ files (light: the engine is imported when the command runs, by
 
 Prints the Markdown report on stdout when no output file is named; writes JSON, Markdown and a
 one-row Parquet summary atomically when asked. Exit codes: 0 success, 1 ``--gate`` given and
-the gate failed, 2 bad input (a fixed-category message that never echoes input values), 3 an
-internal error.
+the gate failed (a failing verdict, or zero claims: ``no claims evaluated``), 2 bad input (a
+fixed-category message that never echoes input values), 3 an internal error.
 """
 
 from __future__ import annotations
@@ -56,7 +56,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--markdown", metavar="OUT", help="write the Markdown report")
     parser.add_argument("--parquet", metavar="OUT", help="write a one-row Parquet summary")
     parser.add_argument(
-        "--gate", action="store_true", help="exit 1 when the strict verdict is not pass"
+        "--gate",
+        action="store_true",
+        help="exit 1 when the strict verdict is not pass or there is no claim (nothing "
+        "measured is not a pass); the reasons go to stderr",
     )
     parser.add_argument(
         "--max-claims", type=_positive, metavar="N", help="claims bound (default 100,000)"

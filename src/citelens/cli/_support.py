@@ -7,6 +7,11 @@ import argparse
 
 from citelens.cli._common import COMMAND_HELP
 
+PSEUDONYM_KEY_HELP = (
+    "key file for the pseudonyms (16 to 4096 bytes, used as stored; default: the file named by "
+    "CITELENS_PSEUDONYM_KEY_FILE, else a random key for this run only)"
+)
+
 __all__ = ["register"]
 
 
@@ -20,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "and, with reviewer adjudications, whether that evidence supports the claim. "
             "Inputs are data files (.parquet, .arrow/.feather/.ipc, .jsonl/.ndjson, .csv, "
             ".json). Prints the Markdown report when no output file is named. Reports hold "
-            "counts, rates, fixed reason codes and SHA-256 digests only."
+            "counts, rates, fixed reason codes and SHA-256 digests only. --tables identifiers "
+            "are keyed pseudonyms: the same key file gives the same pseudonyms in every run; "
+            "without one they link rows within one run only."
         ),
         epilog=(
             "Exit codes: 0 report written; 1 --strict and the deterministic span checks did "
@@ -38,12 +45,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tables",
         metavar="DIR",
         help="write the edge-level tables (claims, evidence, edges, adjudications) as Parquet, "
-        "identifiers pseudonymised with SHA-256",
+        "identifiers pseudonymised with HMAC-SHA-256",
     )
     parser.add_argument(
         "--raw-identifiers",
         action="store_true",
         help="with --tables: keep raw identifiers (such files must not be published)",
+    )
+    parser.add_argument(
+        "--pseudonym-key-file",
+        metavar="F",
+        help=PSEUDONYM_KEY_HELP,
     )
     for name in ("claims", "evidence", "citations", "adjudications"):
         parser.add_argument(

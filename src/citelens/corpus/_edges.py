@@ -1,7 +1,7 @@
 """The edge export of the support corpus mode (``edges.parquet``), held compactly per batch.
 
 A batch's edges repeat few distinct identifiers (a document cites its own few claims and
-evidence spans), while a pseudonym is 71 bytes and a document reference often as long. So
+evidence spans), while a pseudonym is 76 bytes and a document reference often as long. So
 each text column is coded once per batch: every edge holds an integer code into a small
 dictionary of distinct values, one dictionary shared by the three identifier columns and
 pseudonymised in one call per batch (once per distinct identifier, not once per edge). The
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow as pa
 
-from citelens._pseudonym import pseudonymise
+from citelens._pseudonym import pseudonymise, resolve_key
+from citelens.errors import CorpusError
 
 __all__ = ["EDGE_TABLE_SCHEMA", "SLICE_ROWS", "EdgeBatch", "edge_batch", "empty_edge_batch"]
 
@@ -116,23 +117,29 @@ def empty_edge_batch() -> EdgeBatch:
     return EdgeBatch(codes, empty, {name: empty for name in _TEXT})
 
 
-def _dictionary(values: pl.Series, pseudonymised: bool) -> tuple[pl.Series, pl.Series]:
-    """The shown form of the distinct ``values`` (pseudonyms when asked) and the byte-order
-    rank of each shown value among them."""
+def _dictionary(values: pl.Series, key: bytes | None) -> tuple[pl.Series, pl.Series]:
+    """The shown form of the distinct ``values`` (pseudonyms under ``key``, raw without one)
+    and the byte-order rank of each shown value among them."""
     shown = values
-    if pseudonymised and values.len():
-        shown = pseudonymise(values.to_frame(), [values.name]).get_column(values.name)
+    if key is not None and values.len():
+        shown = pseudonymise(values.to_frame(), [values.name], key).get_column(values.name)
     return shown, shown.rank("dense").cast(pl.UInt32)
 
 
-def edge_batch(edges: pl.DataFrame, batch: pl.DataFrame, raw_identifiers: bool) -> EdgeBatch:
+def edge_batch(
+    edges: pl.DataFrame, batch: pl.DataFrame, raw_identifiers: bool, key: bytes | None = None
+) -> EdgeBatch:
     """Code one batch's kernel edges (``_d`` and the export columns) for ``edges.parquet``.
 
     ``batch`` is the batch's slice of the corpus plan (``_d``, ``document_ref``), whose codes
-    are consecutive. The kernel returns edges in export order by raw identifier, so only
-    pseudonymised edges are sorted again (by the ranks of their pseudonyms)."""
+    are consecutive. Identifiers are pseudonymised under ``key`` (the run's key: every batch
+    of a run gets the same one, so pseudonyms join across batches; ``None`` draws a random
+    key for this batch alone) unless ``raw_identifiers``. The kernel returns edges in export
+    order by raw identifier, so only pseudonymised edges are sorted again (by the ranks of
+    their pseudonyms)."""
     if edges.height == 0:
         return empty_edge_batch()
+    run_key = None if raw_identifiers else resolve_key(key, CorpusError)
     first = int(batch[DOC][0])
     frame = edges.with_columns((pl.col(DOC) - first).cast(pl.UInt32).alias(_POSITION))
     # One dictionary for the three identifier columns (a pseudonym depends on the value
@@ -140,8 +147,8 @@ def edge_batch(edges: pl.DataFrame, batch: pl.DataFrame, raw_identifiers: bool) 
     identifiers = pl.concat(
         [frame.get_column(name).drop_nulls().rename("identifier") for name in _IDENTIFIERS]
     ).unique(maintain_order=True)
-    pseudonymised = not raw_identifiers
-    shown, rank = _dictionary(identifiers, pseudonymised)
+    pseudonymised = run_key is not None
+    shown, rank = _dictionary(identifiers, run_key)
     shown_identifiers = shown.to_arrow().cast(pa.large_string())
     dictionaries: dict[str, pa.Array] = {}
     coded: list[pl.Expr] = []

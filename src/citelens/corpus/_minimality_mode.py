@@ -209,10 +209,15 @@ def _run(
         [arrow.column(f.name).cast(f.type) for f in MINIMALITY_DOCUMENTS_SCHEMA],
         schema=MINIMALITY_DOCUMENTS_SCHEMA,
     )
+    records = _concat_tables(record_parts)
+    if records is None:
+        # A run where no document produced a record (every one defective, or none cited)
+        # still writes its complete set: citations.parquet with the schema and no rows.
+        records = BATCH_TABLE_SCHEMA.empty_table()
     return CorpusResult(
         documents=documents_table,
         summary=_summary(frame),
-        records=_concat_tables(record_parts),
+        records=records,
         records_name="citations.parquet",
     )
 

@@ -137,8 +137,18 @@ class OutputSet:
             raise _write_error()
         return self._staged.temporary_path(self._handles[name])
 
+    def remove(self, name: str) -> None:
+        """Remove output ``name`` when the set is published: a file an earlier run wrote
+        that this run does not (``edges.parquet`` without ``--edges``), so that no file of
+        an old set sits beside the new one."""
+        if Path(name).name != name:
+            self.abort()
+            raise _write_error()
+        self._staged.remove(self._root / name)
+
     def commit(self) -> list[Path]:
-        """Finish every file and rename all of them into place; return the targets."""
+        """Finish every file and publish the set (one journal, then renames: a kill at any
+        moment leaves the complete old set or the complete new one); return the targets."""
         for name in list(self._writers):
             self.finish_table(name)
         failed = False
@@ -178,6 +188,8 @@ def _write_outputs(
         for name, table in extra:
             if table is not None:
                 out.write_batch(name, table)
+            else:
+                out.remove(name)  # an earlier run's file belongs to its own set
         return out.commit()
 
 

@@ -1,5 +1,13 @@
 """Corpus ingest: lazy scans of files, directories (hive partitions) and tables keyed by
-``document_ref``; schema checks that name the role and column; batch planning."""
+``document_ref``; schema checks that name the role and column; batch planning.
+
+The scans hand no hostile file to Polars: the schema of every Parquet and Arrow IPC file is
+read by Arrow first and checked by :func:`citelens.io.check_schema` (distinct column names,
+nesting within :data:`citelens.io.MAX_DEPTH`; Polars panics on two IPC columns of one name
+and crashes on deep types), as are the schemas of the caller's tables; JSON Lines and CSV go
+through the bounded readers of :mod:`citelens.io`. A Polars panic while a scan reads the files
+is the reader refusing them: ``<role> input could not be read``, like any unreadable input.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +18,17 @@ from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.ipc as pa_ipc
+import pyarrow.parquet as pq
 
 from citelens.corpus._staging import staged_csv, staged_jsonl
 from citelens.errors import CorpusError
 from citelens.io import (
+    READER_PANICS,
     ReadFailure,
+    _bounds,
     boolean_cells,
+    check_schema,
     csv_header,
     decode_utf8,
     integer_cells,
@@ -41,17 +54,21 @@ _DEFAULT_BATCH_DOCUMENTS = 20_000
 
 # What the engines raise while reading a malformed, missing or mismatched input (checked per
 # class: a parse error, an empty file, files of one role whose schemas disagree, the file
-# system, Arrow's readers, a staged CSV file that cannot be read). Any other exception is a
-# bug and propagates, so that the public entry point reports it as an internal error instead
-# of blaming the input.
-_UNREADABLE = (
+# system, Arrow's readers, a staged CSV file that cannot be read, a Polars reader's panic on
+# a hostile file that the schema checks did not foresee: these queries only read the role's
+# files, so a panic in them is the reader refusing the input). Any other exception is a bug
+# and propagates, so that the public entry point reports it as an internal error instead of
+# blaming the input.
+_UNREADABLE: tuple[type[BaseException], ...] = (
     pl.exceptions.ComputeError,
     pl.exceptions.NoDataError,
     pl.exceptions.SchemaError,
     OSError,
     pa.ArrowException,
     ReadFailure,
+    *READER_PANICS,
 )
+_HEADER_UNREADABLE: tuple[type[BaseException], ...] = (csv.Error, UnicodeDecodeError, *_UNREADABLE)
 
 
 def _fail(message: str, category: str) -> CorpusError:
@@ -59,6 +76,30 @@ def _fail(message: str, category: str) -> CorpusError:
 
 
 # -- loading ---------------------------------------------------------------------------------
+
+
+def _checked(files: list[Path], kind: str) -> list[Path]:
+    """``files`` once Arrow has read each one's schema and :func:`citelens.io.check_schema`
+    accepted it (a file Arrow cannot open raises ``ArrowException``/``OSError``): only then
+    may Polars scan them."""
+    for file in files:
+        if kind == "parquet":
+            schema = pq.read_schema(file)
+        else:
+            schema = _ipc_schema(file)
+        check_schema(schema)
+    return files
+
+
+def _ipc_schema(file: Path) -> pa.Schema:
+    """The schema of an Arrow IPC file (file format, else stream format)."""
+    try:
+        with pa_ipc.open_file(file) as reader:
+            return reader.schema
+    except pa.ArrowInvalid:  # not the file format: the stream format is also accepted
+        pass
+    with pa_ipc.open_stream(file) as stream:
+        return stream.schema
 
 
 def _scan_path(path: Path, role: str) -> pl.LazyFrame:
@@ -72,9 +113,10 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
             raise _fail(f"{role} input could not be read", "input")
         kind = kinds.pop()
         if kind == "parquet":
+            files = _checked(files, kind)
             return pl.scan_parquet(files, hive_partitioning=False).pipe(_with_hive, files, path)
         if kind == "ipc":
-            return pl.scan_ipc(files).pipe(_with_hive, files, path)
+            return pl.scan_ipc(_checked(files, kind)).pipe(_with_hive, files, path)
         if kind == "ndjson":
             return pl.concat([_jsonl(p, role) for p in files], how="diagonal_relaxed")
         return pl.concat([_csv(p, role) for p in files], how="diagonal_relaxed")
@@ -83,9 +125,9 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
         raise _fail(f"{role} input could not be read", "input")
     kind = _SUFFIXES[suffix]
     if kind == "parquet":
-        return pl.scan_parquet(path)
+        return pl.scan_parquet(_checked([path], kind)[0])
     if kind == "ipc":
-        return pl.scan_ipc(path)
+        return pl.scan_ipc(_checked([path], kind)[0])
     if kind == "ndjson":
         return _jsonl(path, role)
     return _csv(path, role)
@@ -99,22 +141,32 @@ def _csv(path: Path, role: str) -> pl.LazyFrame:
     failed = False
     header: list[str] = []
     try:
-        with path.open("rb") as handle:
-            line = b""
-            for index, raw in enumerate(handle):
-                line = raw.rstrip(b"\r\n")
-                if index == 0:
-                    line = line.removeprefix(b"\xef\xbb\xbf")  # the BOM, not a line
-                if line:  # the header is the first line that is not empty
-                    break
-        header = csv_header(decode_utf8(line))
-    except (ReadFailure, csv.Error, UnicodeDecodeError, *_UNREADABLE):
+        header = csv_header(decode_utf8(_first_line(path)))
+    except _HEADER_UNREADABLE:  # the header line is malformed, too long or not UTF-8
         failed = True
     if failed:
         raise _fail(f"{role} input could not be read", "input")
     if not header:  # no header row: nothing to stage (the schema check reports it)
         return pl.scan_csv(path, infer_schema=False)
     return staged_csv(path, header)
+
+
+def _first_line(path: Path) -> bytes:
+    """The first line of ``path`` that is not empty (without its BOM and line end), read at
+    most :data:`citelens.io.MAX_LINE_BYTES` at a time: a longer line is refused
+    (:class:`citelens.io.ReadFailure`, cause ``size``) without being read whole."""
+    with path.open("rb") as handle:
+        first = True
+        while True:
+            raw = handle.readline(_bounds.MAX_LINE_BYTES + 1)
+            if len(raw) > _bounds.MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise ReadFailure("size")
+            line = raw.rstrip(b"\r\n")
+            if first:
+                line = line.removeprefix(b"\xef\xbb\xbf")  # the BOM, not a line
+                first = False
+            if line or not raw:  # the header is the first line that is not empty
+                return line
 
 
 def _jsonl(path: Path, role: str) -> pl.LazyFrame:
@@ -128,7 +180,7 @@ def _jsonl(path: Path, role: str) -> pl.LazyFrame:
         frame = staged_jsonl(path)
         if frame is None:
             frame = pl.from_arrow(jsonl_table(path))
-    except (ReadFailure, *_UNREADABLE):
+    except _UNREADABLE:
         failed = True
     if failed or not isinstance(frame, pl.LazyFrame | pl.DataFrame):
         raise _fail(f"{role} input could not be read", "input")
@@ -165,8 +217,11 @@ def _arrow_frame(value: Any, role: str) -> pl.LazyFrame:
     frame: pl.DataFrame | pl.Series | None = None
     try:
         table = value if isinstance(value, pa.Table | pa.RecordBatch) else pa.table(value)
+        check_schema(table.schema)  # repeated names, deep types: refused before Polars
         frame = pl.from_arrow(table)
     except Exception:  # the caller's object raised while read (conventions §1.2)
+        failed = True
+    except READER_PANICS:  # Polars refused the caller's table by panicking
         failed = True
     if failed or not isinstance(frame, pl.DataFrame):
         raise _fail(f"{role} input could not be read", "input")

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from citelens._fixed import attempt
 from citelens.corpus._outputs import CorpusResult, _score, _totals_errors
+from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
     _batch_frames,
@@ -64,7 +65,8 @@ class _SummaryCorpusResult(CorpusResult):
     """:class:`CorpusResult` of the summary-citations mode (its own Markdown view)."""
 
     def summary_markdown(self) -> str:
-        """A Markdown view of the corpus totals (document references only)."""
+        """A Markdown view of the corpus totals (document references only, pseudonymised
+        unless the run kept raw identifiers)."""
         s = self.summary
         t = s["totals"]
         lines = [f"# {s['title']}", "", "| Metric | Value |", "| --- | ---: |"]
@@ -88,7 +90,9 @@ class _SummaryCorpusResult(CorpusResult):
         return "\n".join(lines)
 
 
-def _summary_citation_totals(documents: pa.Table) -> dict[str, Any]:
+def _summary_citation_totals(documents: pa.Table, key: bytes | None) -> dict[str, Any]:
+    """The corpus totals of ``documents``; the document refs it names are pseudonymised under
+    ``key`` (raw when ``key`` is ``None``)."""
     frame = pl.from_arrow(documents)
     assert isinstance(frame, pl.DataFrame)
     ok = frame.filter(pl.col("status") == "ok")
@@ -106,11 +110,7 @@ def _summary_citation_totals(documents: pa.Table) -> dict[str, Any]:
 
     claims = total("claim_count")
     covered = total("_covered")
-    worst = (
-        ok.filter(pl.col("_uncovered") > 0)
-        .sort(["_uncovered", "document_ref"], descending=[True, False])
-        .head(10)
-    )
+    worst = worst_documents(ok.filter(pl.col("_uncovered") > 0), "_uncovered", key)
     return {
         "suite": "summary_citation_corpus",
         "schema_version": 1,
@@ -178,6 +178,8 @@ def run_summary_citations_corpus(
     *,
     limits: Limits | None = None,
     batch_documents: int = _DEFAULT_BATCH_DOCUMENTS,
+    raw_identifiers: bool = False,
+    pseudonym_key: bytes | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> CorpusResult:
     """Summary citation consistency for every document of a corpus.
@@ -187,9 +189,22 @@ def run_summary_citations_corpus(
     Every document's row equals ``build_summary_citation_report`` on that document's rows
     alone (bounds from ``limits`` per document); a document that would raise is reported with
     status ``"error"`` and the fixed message and category. Each batch of ``batch_documents``
-    documents is one vectorised pass. ``progress(done, total)`` is called per batch.
+    documents is one vectorised pass. The document refs that ``summary`` names (its worst
+    documents) are pseudonymised as ``"hmac-sha256:" + hex`` of HMAC-SHA-256 under
+    ``pseudonym_key`` (bytes, at least 16; ``None``: a random key for this run) unless
+    ``raw_identifiers=True``; ``documents`` keeps the refs as given. ``progress(done, total)``
+    is called per batch.
     """
-    return attempt(lambda: _run(claims, evidence, limits, batch_documents, progress))
+    return attempt(
+        lambda: _run(
+            claims,
+            evidence,
+            limits,
+            batch_documents,
+            run_key(raw_identifiers, pseudonym_key),
+            progress,
+        )
+    )
 
 
 def _run(
@@ -197,6 +212,7 @@ def _run(
     evidence: Any,
     limits: Limits | None,
     batch_documents: int,
+    key: bytes | None,
     progress: Callable[[int, int], None] | None,
 ) -> CorpusResult:
     if limits is not None and not isinstance(limits, Limits):
@@ -233,4 +249,5 @@ def _run(
         )
     else:
         documents = SUMMARY_DOCUMENTS_SCHEMA.empty_table()
-    return _SummaryCorpusResult(documents=documents, summary=_summary_citation_totals(documents))
+    summary = _summary_citation_totals(documents, key)
+    return _SummaryCorpusResult(documents=documents, summary=summary)

@@ -16,6 +16,7 @@ from citelens._jsonout import canonical_json
 from citelens.corpus._edges import EDGE_TABLE_SCHEMA, EdgeBatch, edge_batch, empty_edge_batch
 from citelens.corpus._outputs import OutputSet, _score, _write_outputs
 from citelens.corpus._pipeline import BATCH_WORKERS, ordered_map
+from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     DOC,
     _check_schema,
@@ -52,7 +53,8 @@ class SupportCorpusResult:
         return canonical_json(self.summary)
 
     def summary_markdown(self) -> str:
-        """A Markdown view of the corpus totals (no identifiers other than document refs)."""
+        """A Markdown view of the corpus totals (no identifiers other than the document
+        refs of ``summary``, pseudonymised unless the run kept raw identifiers)."""
         return _summary_markdown(self.summary)
 
     def write(self, out_dir: object) -> list[Path]:
@@ -85,7 +87,9 @@ def _documents_table(refs: pl.DataFrame, rows: pl.DataFrame, errors: pl.DataFram
     )
 
 
-def _summary(documents: pa.Table) -> dict[str, Any]:
+def _summary(documents: pa.Table, key: bytes | None) -> dict[str, Any]:
+    """The corpus totals of ``documents``; the document refs it names are pseudonymised under
+    ``key`` (raw when ``key`` is ``None``)."""
     frame = pl.from_arrow(documents)
     assert isinstance(frame, pl.DataFrame)
     ok = frame.filter(pl.col("status") == "ok")
@@ -104,10 +108,8 @@ def _summary(documents: pa.Table) -> dict[str, Any]:
     precision_values = ok["citation_precision"].drop_nulls()
     recall_values = ok["support_recall"].drop_nulls()
     reasons = {code: total(f"{d}invalid_citation_reasons.{code}") for code in REASON_CODES}
-    worst = (
-        ok.filter(pl.col(d + "invalid_citation_count") > 0)
-        .sort([d + "invalid_citation_count", "document_ref"], descending=[True, False])
-        .head(10)
+    worst = worst_documents(
+        ok.filter(pl.col(d + "invalid_citation_count") > 0), d + "invalid_citation_count", key
     )
     errors = frame.filter(pl.col("status") == "error")
     error_counts = (
@@ -212,14 +214,18 @@ def run_support_corpus(
     batch_documents: int = SUPPORT_BATCH_DOCUMENTS,
     edges: bool = False,
     raw_identifiers: bool = False,
+    pseudonym_key: bytes | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SupportCorpusResult:
     """Evaluate citation support for every document of a corpus.
 
     Documents are processed in batches of ``batch_documents`` (bounded memory); each batch is
-    one vectorised pass. ``edges=True`` also returns the edge-level table, identifiers
-    pseudonymised with SHA-256 unless ``raw_identifiers=True`` (such output must not be
-    published). ``progress(done, total)`` is called as documents complete.
+    one vectorised pass. ``edges=True`` also returns the edge-level table. Its identifiers
+    and the document refs of ``summary`` are pseudonymised as ``"hmac-sha256:" + hex`` of
+    HMAC-SHA-256 under ``pseudonym_key`` (bytes, at least 16), or under a random key drawn
+    for this run when it is ``None`` (pseudonyms then link rows within this run only), unless
+    ``raw_identifiers=True`` (such output must not be published). ``progress(done, total)``
+    is called as documents complete.
     """
     return attempt(
         lambda: _run_support_corpus(
@@ -230,7 +236,7 @@ def run_support_corpus(
             limits=limits,
             batch_documents=batch_documents,
             edges=edges,
-            raw_identifiers=raw_identifiers,
+            key=run_key(raw_identifiers, pseudonym_key),
             progress=progress,
         )
     )
@@ -253,11 +259,12 @@ def _support_batches(
     limits: Limits | None,
     batch_documents: int,
     edges: bool,
-    raw_identifiers: bool,
+    key: bytes | None,
     progress: Callable[[int, int], None] | None,
 ) -> Iterator[_Batch]:
     """Plan the corpus, then evaluate it batch by batch (documents in ``document_ref`` order);
-    only one batch's rows are in memory at a time."""
+    only one batch's rows are in memory at a time. Edge identifiers are pseudonymised under
+    the run's ``key`` (raw when ``None``)."""
     if limits is not None and not isinstance(limits, Limits):
         raise _fail("limits must be a Limits instance", "policy")
     if type(batch_documents) is not int or batch_documents < 1:
@@ -300,7 +307,7 @@ def _support_batches(
         edge_codes = None
         if edges:
             edge_codes = (
-                edge_batch(batch_edges, batch, raw_identifiers)
+                edge_batch(batch_edges, batch, key is None, key)
                 if batch_edges is not None
                 else empty_edge_batch()
             )
@@ -328,7 +335,8 @@ def _run_support_corpus(**options: Any) -> SupportCorpusResult:
     edge_table = None
     if options["edges"]:
         edge_table = pa.concat_tables(edge_parts) if edge_parts else EDGE_TABLE_SCHEMA.empty_table()
-    return SupportCorpusResult(documents=table, summary=_summary(table), edges=edge_table)
+    summary = _summary(table, options["key"])
+    return SupportCorpusResult(documents=table, summary=summary, edges=edge_table)
 
 
 def write_support_corpus(
@@ -342,18 +350,23 @@ def write_support_corpus(
     batch_documents: int = SUPPORT_BATCH_DOCUMENTS,
     edges: bool = False,
     raw_identifiers: bool = False,
+    pseudonym_key: bytes | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Evaluate a corpus like :func:`run_support_corpus`, streaming ``documents.parquet`` (and
     ``edges.parquet``) batch by batch into ``out_dir``, so memory holds one batch, never the
     whole corpus; ``summary.json`` and ``summary.md`` follow. The files are committed as one
-    set (a failure or Ctrl-C leaves none of them). Returns the corpus totals."""
+    set (a failure or Ctrl-C leaves none of them). Identifiers and summary document refs are
+    pseudonymised as in :func:`run_support_corpus`. Returns the corpus totals."""
 
     def run() -> dict[str, Any]:
+        key = run_key(raw_identifiers, pseudonym_key)
         with OutputSet(out_dir) as out:
             out.open_table("documents.parquet", SUPPORT_DOCUMENTS_SCHEMA)
             if edges:
                 out.open_table("edges.parquet", EDGE_TABLE_SCHEMA)
+            else:
+                out.remove("edges.parquet")  # an earlier run's edges belong to its own set
             for batch in _support_batches(
                 claims,
                 evidence,
@@ -362,7 +375,7 @@ def write_support_corpus(
                 limits=limits,
                 batch_documents=batch_documents,
                 edges=edges,
-                raw_identifiers=raw_identifiers,
+                key=key,
                 progress=progress,
             ):
                 out.write_batch("documents.parquet", batch.documents)
@@ -371,7 +384,7 @@ def write_support_corpus(
                         out.write_batch("edges.parquet", part)
                 del batch  # released before the next batch is awaited
             documents = pq.read_table(out.finish_table("documents.parquet"))
-            summary = _summary(documents)
+            summary = _summary(documents, key)
             out.write_text("summary.json", canonical_json(summary))
             out.write_text("summary.md", _summary_markdown(summary))
             out.commit()

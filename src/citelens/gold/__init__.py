@@ -8,14 +8,7 @@ to a Parquet history and compare it with a per-adapter baseline so that a drop f
 from __future__ import annotations
 
 from citelens.errors import GoldError
-from citelens.gold._adapters import (
-    CAPABILITIES,
-    AdapterCheck,
-    LoadedAdapter,
-    check_adapter,
-    load_adapter,
-)
-from citelens.gold._baseline import baseline_file_name
+from citelens.gold._adapters import CAPABILITIES, AdapterCheck, LoadedAdapter
 from citelens.gold._cases import (
     VERDICT_SCALE,
     Anchor,
@@ -27,37 +20,47 @@ from citelens.gold._cases import (
     QACase,
     Reference,
     StyleItem,
-    canonical_key,
-    verdict_index,
 )
-from citelens.gold._citations import (
+from citelens.gold._dataset import bundled_dataset_dir
+from citelens.gold._gate import Tolerances
+from citelens.gold._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult
+from citelens.gold._history import HISTORY_SCHEMA
+from citelens.gold._public import (
+    baseline_file_name,
+    check_adapter,
+    check_dataset,
+    compute_gate,
+    dataset_digest,
+    evaluated_commit,
+    history_view_sql,
+    load_adapter,
+    load_dataset,
+    parse_tolerances,
+    read_history,
+    report,
+    run,
+    run_scorers,
+)
+from citelens.gold._public_values import (
+    canonical_key,
+    check_grounding,
+    claim_match,
     detect_author_year,
     detect_citations,
-    normalise_citations,
-    parse_numeric_citations,
-)
-from citelens.gold._dataset import (
-    bundled_dataset_dir,
-    check_dataset,
-    dataset_digest,
-    load_dataset,
-)
-from citelens.gold._gate import Tolerances, compute_gate, parse_tolerances
-from citelens.gold._grounding import DEFAULT_ABSTAIN_MARKERS, GroundingResult, check_grounding
-from citelens.gold._history import HISTORY_SCHEMA, history_view_sql, read_history
-from citelens.gold._metrics import (
-    claim_match,
     exact_set_match,
     jaccard,
     norm_claim_text,
     norm_passage,
+    normalise_citations,
+    parse_numeric_citations,
     percentile,
     precision_recall_f1,
     round_metric,
+    verdict_index,
 )
 from citelens.gold._registry import METRICS, SCORERS, MetricSpec
-from citelens.gold._run import GoldRun, evaluated_commit, report, run
-from citelens.gold.scorers import ScorerResult, run_scorers
+from citelens.gold._run import GoldRun
+from citelens.gold.scorers import ScorerResult
 
 __all__ = [
     "CAPABILITIES",

@@ -24,13 +24,18 @@ def baseline_file_name(adapter_name: str) -> str:
     return f"baseline.{safe}.json"
 
 
+def _no_constant(_name: str) -> Any:
+    # NaN, Infinity and -Infinity are not JSON (conventions.md §3): the file is unreadable
+    raise ValueError("non-finite number")
+
+
 def read_card(path: Path) -> Any:
     """A scorecard or baseline JSON object; unreadable or not an object stops the run."""
     failed = False
     value: Any = None
     try:
-        value = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError):
+        value = json.loads(path.read_text(encoding="utf-8-sig"), parse_constant=_no_constant)
+    except (OSError, ValueError):  # ValueError covers bad UTF-8, bad JSON, NaN and huge ints
         failed = True
     if failed or not isinstance(value, dict):
         raise Abort([], GoldError("gold baseline could not be read", "io"))

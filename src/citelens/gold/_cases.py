@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from citelens.gold._citations import WS_STRIP
+from citelens.gold._guard import key_text
+
 __all__ = [
     "ADJACENT",
+    "UNREADABLE_KEY",
     "VERDICT_SCALE",
     "Anchor",
     "CitationKey",
@@ -48,17 +52,35 @@ def verdict_index(label: str) -> int | None:
 
 
 def canonical_key(value: object) -> CitationKey:
-    """Canonical citation key (§2.5): digit strings become ints, other strings are trimmed.
+    """Canonical citation key (§2.5): digit strings become ints, other strings are trimmed of
+    the contract's WS (not ``str.strip``'s: U+001C-U+001F and U+0085 stay).
 
-    Booleans and other types are converted with ``str()`` (the adapter-side rule).
+    Booleans and other types are converted with ``str()`` (the adapter-side rule); a value with no
+    bounded text form (nested more than 32 deep, more than 10,000 items along all paths, or a
+    ``__str__`` that raises) is the key ``UNREADABLE_KEY``, which no gold key equals once
+    validated. A digit string longer than Python's integer-conversion limit (4,300 significant
+    digits) stays a string.
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    text = value if isinstance(value, str) else str(value)
-    text = text.strip()
+    if isinstance(value, str):
+        text = value
+    else:
+        converted = key_text(value)
+        text = UNREADABLE_KEY if converted is None else converted
+    text = text.strip(WS_STRIP)
     if text and text.isascii() and text.isdigit():
-        return int(text)
+        significant = text.lstrip("0")
+        if len(significant) <= _MAX_KEY_DIGITS:
+            return int(significant) if significant else 0
     return text
+
+
+UNREADABLE_KEY = "\ufffd"
+"""The key of an adapter value without a bounded text form (U+FFFD, the replacement character)."""
+
+_MAX_KEY_DIGITS = 4300
+"""Python's default ``int``/``str`` digit limit, fixed so keys do not depend on its setting."""
 
 
 @dataclass(frozen=True)

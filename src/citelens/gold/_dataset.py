@@ -31,7 +31,9 @@ def bundled_dataset_dir() -> Path:
 def dataset_digest(files: list[tuple[str, bytes]]) -> str:
     """``sha256:`` digest over ``(relative path, raw bytes)`` pairs (§2.9)."""
     lines = sorted(f"{rel}\t{hashlib.sha256(raw).hexdigest()}\n" for rel, raw in files)
-    return "sha256:" + hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()
+    # surrogateescape: a file name that is not UTF-8 on disk reaches here with its raw bytes
+    # escaped (os.scandir), and is hashed as those bytes
+    return "sha256:" + hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def check_dataset(root: str | os.PathLike[str] | None = None) -> DatasetCheck:
@@ -48,7 +50,8 @@ def _check_dataset(root: str | os.PathLike[str] | None) -> DatasetCheck:
     base = Path(shown)
     cases_dir = base / "cases"
     names: list[str] = []
-    if cases_dir.is_dir():
+    # os.path: False for any OSError (an over-long name raises ENAMETOOLONG from Path.is_dir)
+    if os.path.isdir(cases_dir):
         try:
             names = sorted(
                 entry.name
@@ -119,7 +122,7 @@ def _check_dataset(root: str | os.PathLike[str] | None) -> DatasetCheck:
         problems.extend(pr.items)
     fixture: tuple[StyleItem, ...] | None = None
     fixture_path = base / "fixtures" / "citation-styles.json"
-    if fixture_path.is_file():
+    if os.path.isfile(fixture_path):
         fraw: bytes | None
         try:
             fraw = fixture_path.read_bytes()

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from citelens.gold._guard import as_text, caller
 from citelens.gold._metrics import delta
 from citelens.gold._registry import METRICS, MetricSpec, scorer_metrics
 
-__all__ = ["Tolerances", "compute_gate", "parse_tolerances"]
+__all__ = ["Tolerances", "compute_gate", "gate_baseline", "gate_entry", "parse_tolerances"]
 
 _VALUE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _NAMES = {spec.name for spec in METRICS}
@@ -55,7 +57,8 @@ def parse_tolerances(specs: Sequence[str]) -> Tolerances | str:
         name, sep, value_text = text.rpartition("=")
         if value_text == "off":
             value: Decimal | None = None
-        elif _VALUE.fullmatch(value_text):
+        elif _VALUE.fullmatch(value_text) and math.isfinite(float(value_text)):
+            # beyond float range the scorecard's tolerance (a JSON float) would be infinite
             value = Decimal(value_text)
         else:
             return raw
@@ -76,7 +79,52 @@ def parse_tolerances(specs: Sequence[str]) -> Tolerances | str:
 
 
 def _num(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    # A finite real that float() can hold: NaN or infinity (a baseline file may carry them) would
+    # make the delta Decimal unorderable, an int beyond float range would overflow.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if isinstance(value, int):
+        return int.bit_length(value) <= 1023
+    return math.isfinite(value)
+
+
+def _field(value: object) -> str | None:
+    return as_text(value) if isinstance(value, str) else None
+
+
+def gate_entry(entry: object) -> dict[str, Any] | None:
+    """The fields of one scorecard entry the gate reads, as plain data (``None`` when ``entry``
+    is not a mapping). A field of the wrong type counts as absent; a metric value that is not a
+    finite number (nor ``None``) becomes ``""``: present, but no number."""
+    if not isinstance(entry, Mapping):
+        return None
+    fields = caller(lambda: [entry.get(key) for key in ("id", "status", "skip_code", "metrics")])
+    plain: dict[str, Any] = {
+        "id": _field(fields[0]),
+        "status": _field(fields[1]),
+        "skip_code": _field(fields[2]),
+        "metrics": {},
+    }
+    metrics = fields[3]
+    if isinstance(metrics, Mapping):
+        pairs = caller(lambda: list(metrics.items()))
+        for pair in pairs:
+            if isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str):
+                value = pair[1]
+                plain["metrics"][as_text(pair[0])] = value if value is None or _num(value) else ""
+    return plain
+
+
+def gate_baseline(baseline: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a baseline document the gate reads, as plain data: the entries with a text
+    ``id`` and the dataset digest (``None`` when it is not text)."""
+    fields = caller(lambda: [baseline.get("results"), baseline.get("dataset_digest")])
+    raw = fields[0]
+    entries = caller(lambda: list(raw)) if isinstance(raw, list | tuple) else []
+    kept = [
+        entry for entry in map(gate_entry, entries) if entry is not None and entry["id"] is not None
+    ]
+    return {"results": kept, "dataset_digest": _field(fields[1])}
 
 
 def _ran(entry: Mapping[str, Any] | None) -> bool:
@@ -98,17 +146,20 @@ def compute_gate(
     compare: bool = True,
 ) -> dict[str, Any]:
     """The scorecard's ``gate`` section from rounded scorecard entries and a baseline document."""
+    # Plain copies of what the gate reads: a baseline file may hold anything JSON can.
+    results = [entry for entry in map(gate_entry, results) if entry is not None]
+    if baseline is not None:
+        baseline = gate_baseline(baseline)
     base_entries: dict[str, Mapping[str, Any]] = {}
     if baseline is not None and compare:
-        for entry in baseline.get("results") or []:
-            if isinstance(entry, Mapping) and isinstance(entry.get("id"), str):
-                base_entries[entry["id"]] = entry
+        for entry in baseline["results"]:
+            base_entries[entry["id"]] = entry
     comparisons: list[dict[str, Any]] = []
     unmeasured_keys: set[str] = set()
     regressions = 0
     failures = sum(1 for r in results if r.get("status") == "failed")
     for entry in results:
-        sid = str(entry.get("id"))
+        sid = entry["id"] or ""
         if entry.get("status") == "skipped":
             code = entry.get("skip_code")
             if code == "unavailable":

@@ -84,7 +84,7 @@ def read_history(results_dir: str | os.PathLike[str], adapter: str | None = None
     """Every history row under ``<results>/history`` (optionally one adapter's), run order."""
     folder = Path(results_dir) / "history"
     tables = []
-    if folder.is_dir():
+    if os.path.isdir(folder):  # False for any OSError, unlike Path.is_dir
         for path in sorted(folder.glob("*.parquet")):
             try:
                 tables.append(pq.read_table(path).cast(HISTORY_SCHEMA))
@@ -101,7 +101,7 @@ def read_history(results_dir: str | os.PathLike[str], adapter: str | None = None
 def history_view_sql(results_dir: str | os.PathLike[str]) -> str | None:
     """``CREATE VIEW gold_history`` statement for ``citelens sql`` (§9.7); ``None`` if no file."""
     folder = Path(results_dir) / "history"
-    if not folder.is_dir() or not any(folder.glob("*.parquet")):
+    if not os.path.isdir(folder) or not any(folder.glob("*.parquet")):
         return None
     pattern = str(folder / "*.parquet").replace("'", "''")
     return (

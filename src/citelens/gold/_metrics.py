@@ -6,7 +6,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import TypeVar
 
 from citelens.gold._cases import VERDICT_SCALE, CitationKey, canonical_key, verdict_index
@@ -163,11 +163,14 @@ def percentile(values: Iterable[float], p: int) -> float | None:
 
 
 _Q = Decimal("0.0001")
+# Enough digits for any finite float quantized to 4 decimals (up to 309 integer digits): the
+# default 28-digit context raised InvalidOperation from 1e25 up.
+_ROUNDING = Context(prec=400, rounding=ROUND_HALF_UP)
 
 
 def round_metric(x: float) -> float:
     """Four decimals, halves away from zero, on the shortest repr of ``x`` (§5.8)."""
-    return float(Decimal(repr(float(x))).quantize(_Q, rounding=ROUND_HALF_UP))
+    return float(Decimal(repr(float(x))).quantize(_Q, rounding=ROUND_HALF_UP, context=_ROUNDING))
 
 
 def _plain(d: Decimal) -> str:

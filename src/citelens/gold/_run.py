@@ -94,6 +94,7 @@ def evaluated_commit(repo: str | os.PathLike[str] | None, env: Mapping[str, str]
             ["git", "-C", where, "rev-parse", "--verify", "HEAD"],
             capture_output=True,
             text=True,
+            errors="replace",  # git echoes a non-UTF-8 path in its messages
             timeout=30,
             env=git_env,
             check=False,
@@ -107,6 +108,7 @@ def evaluated_commit(repo: str | os.PathLike[str] | None, env: Mapping[str, str]
             ["git", "-C", where, "status", "--porcelain", "--untracked-files=no"],
             capture_output=True,
             text=True,
+            errors="replace",  # git echoes a non-UTF-8 path in its messages
             timeout=30,
             env=git_env,
             check=False,
@@ -197,17 +199,19 @@ def _options(
     if (
         isinstance(raw_repeats, bool)
         or not _REPEATS.fullmatch(text_repeats)
+        or len(text_repeats.lstrip("0")) > 3  # before int(): 5,000 digits exceed its limit
         or not 1 <= int(text_repeats) <= 100
     ):
-        raise _usage(f'--repeats must be an integer from 1 to 100 (got "{text_repeats}")')
+        # never the value given (it may be anything the caller typed)
+        raise _usage("--repeats must be an integer from 1 to 100")
     tolerances = parse_tolerances(list(tolerance))
     if isinstance(tolerances, str):
         raise _usage(
-            f"--tolerance must be VALUE or NAME=VALUE with a gated registry metric and a "
-            f'non-negative number or off (got "{tolerances}")'
+            "--tolerance must be VALUE or NAME=VALUE with a gated registry metric and a "
+            "non-negative number or off"
         )
     if format not in FORMATS:
-        raise _usage(f'--format must be one of console, json, markdown, html (got "{format}")')
+        raise _usage("--format must be one of console, json, markdown, html")
     env_sha = env.get("CITELENS_EVAL_SHA")
     if env_sha and not _SHA.fullmatch(env_sha):
         raise _usage("CITELENS_EVAL_SHA must be 7 to 40 hexadecimal characters")
@@ -229,20 +233,31 @@ def _options(
     )
 
 
+def _utf8(label: str) -> str:
+    # The label is written to JSON and Parquet as UTF-8: an argument or variable that was not
+    # UTF-8 on the command line arrives with its bytes escaped (U+DC80-U+DCFF) and is read back
+    # as those bytes, each undecodable one as U+FFFD; other lone surrogates become "?".
+    try:
+        raw = label.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = label.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
+
+
 def _run_model(opts: _Options, adapter: LoadedAdapter, env: Mapping[str, str]) -> str | None:
     if opts.model:
-        return opts.model
+        return _utf8(opts.model)
     if env.get("CITELENS_EVAL_MODEL"):
-        return env["CITELENS_EVAL_MODEL"]
+        return _utf8(env["CITELENS_EVAL_MODEL"])
     hooked = adapter.hook("run_model")
     if hooked is not None and hooked.ok and isinstance(hooked.value, str) and hooked.value:
-        return hooked.value
+        return _utf8(hooked.value)
     return None
 
 
 def _scorecard_path(results: Path, run_id: str) -> tuple[Path, str]:
     candidate, n = run_id, 1
-    while (results / f"{candidate}.json").exists():
+    while os.path.exists(results / f"{candidate}.json"):
         n += 1
         candidate = f"{run_id}-{n}"
     return results / f"{candidate}.json", candidate
@@ -272,7 +287,7 @@ def _execute_loaded(
     results_dir = Path(opts.results)
     baseline_name = baseline_file_name(adapter.name)
     baseline_path = results_dir / baseline_name
-    previous = read_card(baseline_path) if baseline_path.exists() else None
+    previous = read_card(baseline_path) if os.path.exists(baseline_path) else None
     ts, run_id, iso = _timestamp()
     evaluated = evaluated_commit(opts.repo, env)
     console = stderr if opts.format in ("json", "markdown") and opts.out is None else stdout
@@ -469,7 +484,7 @@ def execute(env: dict[str, str], stdout: IO[str], stderr: IO[str], **kwargs: Any
 
 
 def _latest_scorecard(results_dir: Path) -> Path | None:
-    if not results_dir.is_dir():
+    if not os.path.isdir(results_dir):  # os.path: False for any OSError
         return None
     candidates = [
         p for p in results_dir.glob("*.json") if p.is_file() and not p.name.startswith("baseline.")
@@ -494,7 +509,7 @@ def render_report(
     """
     results_dir = Path(results)
     path = Path(scorecard) if scorecard else _latest_scorecard(results_dir)
-    if path is None or not path.is_file():
+    if path is None or not os.path.isfile(path):
         return (
             2,
             [f"No scorecard to report in {results}. Run citelens gold run first, or pass a path."],
@@ -508,7 +523,7 @@ def render_report(
     try:
         name = baseline_file_name(card["adapter"]["name"])
         base_path = results_dir / name
-        previous = read_card(base_path) if base_path.exists() else None
+        previous = read_card(base_path) if os.path.exists(base_path) else None
         gate = card.get("gate") or {}
         card["gate"] = compute_gate(
             card["results"],

@@ -114,9 +114,27 @@ STOP: frozenset[str] = frozenset(
     }
 )
 
+_WS_CLASS = WS[1:-1]
 _WS_RUN = re.compile(WS + "+")
-_TERMINATOR = re.compile("[.!?][\"'\u2019\u201d)\\]]*(?:" + NUMLIST + r")?\Z")
-_NON_WS_TAIL = re.compile("[^" + WS[1:-1] + r"]*\Z")
+# Sentence-boundary candidates, found in two linear scans instead of a search of the whole
+# sentence so far at every WS run (quadratic on text without boundaries). Rule 1 of §8.4 needs a
+# terminator, closing marks and digits/separators right before the run; these are non-WS, so they
+# lie in the last token before the run: a token start (no WS before it), the shortest stretch to a
+# terminator (each terminator tried once per token: what follows it stops at the next terminator),
+# the closing marks, a maximal digit/separator run (checked against NUMLIST afterwards) and the
+# whole WS run. Rule "two or more LF" is the second pattern, tried only at WS-run starts.
+_TERMINATED = re.compile(
+    "(?<![^"
+    + _WS_CLASS
+    + "])[^"
+    + _WS_CLASS
+    + "]*?([.!?])[\"'\u2019\u201d)\\]]*+([0-9,\\-\u2010\u2011\u2012\u2013]*+)("
+    + WS
+    + "++)"
+)
+_NO_LF = "[" + _WS_CLASS.replace("\n", "") + "]"
+_TWO_LF = re.compile("(?<!" + WS + ")" + _NO_LF + "*+\n" + _NO_LF + "*+\n" + WS + "*+")
+_NUMLIST = re.compile(NUMLIST)
 _ABBREVIATIONS = frozenset(
     {
         "al",
@@ -142,26 +160,24 @@ _ABBREVIATIONS = frozenset(
     }
 )
 _WORD_RUN = re.compile(r"[^\W_]+")
-_GROUP_WITH_WS = re.compile(WS + "*" + GROUP.pattern)
+# Tried only where a WS run starts (or at a "["), so a long WS run not followed by a group is
+# scanned once, not once per character.
+_GROUP_WITH_WS = re.compile("(?<!" + WS + ")" + WS + "*+" + GROUP.pattern)
 _SPACE_BEFORE_PUNCT = re.compile(" (?=[.,;:])")
 
 
-def _is_boundary(text: str, start: int, s: int, e: int) -> bool:
-    run = text[s:e]
-    if run.count("\n") >= 2:
-        return True
-    head = text[start:s]
-    term = _TERMINATOR.search(head)
-    if term is None:
-        return False
-    nxt = text[e]
+def _closes_sentence(text: str, term: re.Match[str]) -> bool:
+    # Rules 1-3 of §8.4 for a run preceded by a terminator (group 1), closing marks and a
+    # digit/separator run (group 2).
+    nxt = text[term.end(3)]
     if not (nxt.isupper() or nxt in "0123456789"):
         return False
-    if head[term.start()] == ".":
-        before = head[: term.start()]
-        word_match = _NON_WS_TAIL.search(before)
-        word = word_match.group(0) if word_match is not None else ""
-        word = word.lstrip("([\"'\u201c").lower()
+    marker = term.group(2)
+    if marker and _NUMLIST.fullmatch(marker) is None:
+        return False  # rule 1: what follows the closing marks must be one NUMLIST
+    if term.group(1) == ".":
+        # the token before the "." lies within the current sentence: sentences start after WS
+        word = text[term.start() : term.start(1)].lstrip("([\"'\u201c").lower()
         if word in _ABBREVIATIONS:
             return False
     return True
@@ -169,13 +185,16 @@ def _is_boundary(text: str, start: int, s: int, e: int) -> bool:
 
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences by the deterministic rules of §8.4."""
+    two_lf = {run.start(): run.end() for run in _TWO_LF.finditer(text)}
+    terminated = {term.start(3): term for term in _TERMINATED.finditer(text)}
     out: list[str] = []
     start = 0
-    for run in _WS_RUN.finditer(text):
-        s, e = run.start(), run.end()
+    for s in sorted(two_lf.keys() | terminated.keys()):
+        term = terminated.get(s)
+        e = two_lf[s] if term is None else term.end(3)
         if e == len(text):
-            continue
-        if _is_boundary(text, start, s, e):
+            continue  # a run that ends the text is never a boundary
+        if s in two_lf or (term is not None and _closes_sentence(text, term)):
             piece = text[start:s].strip(WS_STRIP)
             if piece:
                 out.append(piece)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citelens.gold._citations import (
+from citelens.gold._public_values import (
     detect_author_year,
     detect_citations,
     normalise_citations,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from citelens.gold._metrics import (
-    Confusion,
+from citelens.gold._metrics import Confusion
+from citelens.gold._public_values import (
     claim_match,
     confusion_matrix,
     exact_set_match,

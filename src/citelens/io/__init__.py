@@ -6,8 +6,31 @@ files: :func:`stage_jsonl`), CSV reading and typing
 (:func:`read_csv`, :func:`type_csv_columns` over the cell rules :func:`integer_cells` and
 :func:`boolean_cells`), and JSON decoding (:func:`decode_utf8`, :func:`loads_json`).
 Capabilities import from this package.
+
+No reader hands a hostile file to an engine (issue 10): the bounds below are checked first, in
+linear time, and a file beyond one raises :class:`ReadFailure` with a fixed ``cause``
+(:data:`READ_CAUSES`), never a value of the input.
+
+* :data:`MAX_DEPTH` = 32: nesting of JSON arrays and objects (:class:`JsonScan`, a
+  bracket-depth pre-scan that respects strings) and of Arrow types (:func:`check_schema`).
+* :data:`MAX_LINE_BYTES` = 64 MiB: one JSON Lines line, one CSV row of a staged corpus file.
+* :data:`MAX_FILE_BYTES` = 1 GiB: a text file read whole (:func:`read_bounded`); the corpus
+  readers stream JSON Lines and CSV by blocks, bounded by the line bound instead.
+* Column names distinct at every level of every schema (:func:`check_schema`).
+* A Polars panic at a reader boundary (:data:`READER_PANICS`, not an ``Exception``) is the
+  reader refusing the file: an unreadable input, not a bug.
 """
 
+from citelens.io._bounds import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_LINE_BYTES,
+    READER_PANICS,
+    JsonScan,
+    check_json,
+    check_schema,
+    read_bounded,
+)
 from citelens.io._csv import (
     boolean_cells,
     csv_header,
@@ -30,14 +53,22 @@ from citelens.io._jsonl_blocks import (
     jsonl_blocks,
     stage_jsonl,
 )
-from citelens.io._values import ReadFailure, drop_nulls, table_rows
+from citelens.io._values import READ_CAUSES, ReadFailure, drop_nulls, table_rows
 
 __all__ = [
     "DATA_SUFFIXES",
     "DEFAULT_BLOCK_BYTES",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "READER_PANICS",
+    "READ_CAUSES",
+    "JsonScan",
     "ReadFailure",
     "StagedJsonl",
     "boolean_cells",
+    "check_json",
+    "check_schema",
     "csv_header",
     "data_file_suffix",
     "decode_utf8",
@@ -49,6 +80,7 @@ __all__ = [
     "jsonl_table",
     "jsonl_values",
     "loads_json",
+    "read_bounded",
     "read_csv",
     "read_data_file",
     "read_jsonl",

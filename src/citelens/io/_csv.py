@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from citelens.io import _bounds
 from citelens.io._json import decode_utf8
 from citelens.io._values import ReadFailure, drop_nulls
 
@@ -84,21 +85,28 @@ def stage_csv(path: Path, header: list[str], target: Path, block_bytes: int) -> 
     about ``block_bytes``, so memory follows one block, not the file.
 
     A row longer than a block (Arrow's reader cannot split one) is read again with blocks
-    sixteen times larger, up to the whole file. ``header`` is the file's header row as
+    sixteen times larger, up to the whole file but never beyond a block that holds a row of
+    :data:`~citelens.io.MAX_LINE_BYTES` (a longer row: :class:`ReadFailure`, cause ``size``,
+    so memory stays bounded by one block). ``header`` is the file's header row as
     :func:`csv_header` read it (checked by the caller); a file whose header Arrow reads
     otherwise, or whose content is malformed, raises :class:`ReadFailure` (``target`` may
     then be left for the caller to remove)."""
-    failed = False
+    cause: str | None = None
     try:
         size = path.stat().st_size
+        largest = max(block_bytes, min(_bounds.MAX_LINE_BYTES + 1, _MAX_BLOCK_BYTES))
         while not _stage_blocks(path, header, target, block_bytes):
             if block_bytes > size:
                 raise ReadFailure()
-            block_bytes = min(block_bytes * 16, size + 1, _MAX_BLOCK_BYTES)
+            if block_bytes >= largest:  # a row beyond the line bound
+                raise ReadFailure("size")
+            block_bytes = min(block_bytes * 16, size + 1, largest)
+    except ReadFailure as refused:
+        cause = refused.cause
     except _UNREADABLE:
-        failed = True
-    if failed:
-        raise ReadFailure()
+        cause = "unreadable"
+    if cause is not None:
+        raise ReadFailure(cause)
 
 
 # Arrow's CSV block size is an int32.
@@ -134,7 +142,7 @@ def csv_header(line: str) -> list[str]:
     malformed line."""
     header = next(csv.reader([line]), [])
     if len(set(header)) != len(header):
-        raise ReadFailure()
+        raise ReadFailure("columns")
     return header
 
 

@@ -2,8 +2,13 @@
 
 Readers return either a ``pyarrow.Table`` (tabular files, table objects) or a plain Python
 value (a ``.json`` document, or a JSON Lines file whose values the Arrow reader cannot type
-exactly). They raise :class:`ReadFailure`, a private marker without a message; every module
-turns it into its own fixed, unchained error.
+exactly). They raise :class:`ReadFailure`, a private marker without a message (its ``cause``
+says why); every module turns it into its own fixed, unchained error.
+
+Nothing reaches an engine unchecked (:mod:`citelens.io._bounds`): text files are read only up
+to :data:`~citelens.io.MAX_FILE_BYTES` and JSON is pre-scanned for its nesting depth before it
+is parsed; every schema (Parquet, Arrow IPC, table objects) must have distinct column names and
+nest at most :data:`~citelens.io.MAX_DEPTH` levels before its data is converted.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import pyarrow as pa
 import pyarrow.ipc as pa_ipc
 import pyarrow.parquet as pq
 
+from citelens.io._bounds import READER_PANICS, check_json, check_schema, read_bounded
 from citelens.io._csv import read_csv
 from citelens.io._json import decode_utf8, loads_json
 from citelens.io._jsonl import read_jsonl
@@ -118,6 +124,8 @@ def read_table_object(value: object, limit: int | None = None) -> pa.Table:
         failed = True
     if failed or not isinstance(table, pa.Table):
         raise ReadFailure()
+    # repeated names or too deep a nesting: refused before any engine converts the table
+    check_schema(table.schema)
     if limit is not None and table.num_rows > limit + 1:
         table = table.slice(0, limit + 1)
     return table
@@ -128,12 +136,14 @@ def _read_ipc(path: Path) -> pa.Table:
     table: pa.Table | None = None
     try:
         with pa_ipc.open_file(path) as file_reader:
+            check_schema(file_reader.schema)
             table = file_reader.read_all()
     except pa.ArrowInvalid:  # not the file format: the stream format is also accepted
         table = None
     if table is not None:
         return table
     with pa_ipc.open_stream(path) as stream_reader:
+        check_schema(stream_reader.schema)
         return stream_reader.read_all()
 
 
@@ -143,14 +153,16 @@ def _read(target: Path, suffix: str) -> pa.Table | Any:
     if suffix == ".parquet":
         # ParquetFile reads the one file without the dataset layer (which imports pandas)
         with pq.ParquetFile(target) as parquet:
+            check_schema(parquet.schema_arrow)
             return parquet.read()
     if suffix in (".arrow", ".feather", ".ipc"):
         return _read_ipc(target)
-    data = target.read_bytes()
+    data = read_bounded(target)
     if suffix in (".jsonl", ".ndjson"):
         return read_jsonl(data)
     if suffix == ".csv":
         return read_csv(data)
+    check_json(data, lines=False)  # nesting bounded before json.loads recurses into it
     return loads_json(decode_utf8(data))
 
 
@@ -159,20 +171,25 @@ def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
 
     CSV columns are all text (empty cell = null); modules type the columns their contract
     types (:func:`citelens.io.type_csv_columns`). ``limit`` caps the rows taken from a table
-    at ``limit + 1``. A missing, unreadable or malformed file raises :class:`ReadFailure`.
+    at ``limit + 1``. A missing, unreadable or malformed file raises :class:`ReadFailure`;
+    so does a file beyond a bound of :mod:`citelens.io._bounds` (``cause`` names which).
     """
     suffix = data_file_suffix(path)
     if suffix is None:
         raise ReadFailure()
     target = Path(os.fspath(path))  # type: ignore[call-overload]
-    failed = False
+    cause: str | None = None
     result: Any = None
     try:
         result = _read(target, suffix)
+    except ReadFailure as refused:  # a bound or a rule of citelens refused the file
+        cause = refused.cause
+    except UnicodeError:  # invalid UTF-8 in a text format (conventions §3)
+        cause = "encoding"
     except _UNREADABLE:  # the readers of the input refused it (conventions §3)
-        failed = True
-    if failed:
-        raise ReadFailure()
+        cause = "unreadable"
+    if cause is not None:
+        raise ReadFailure(cause)
     if isinstance(result, pa.Table) and limit is not None and result.num_rows > limit + 1:
         result = result.slice(0, limit + 1)
     return result
@@ -181,8 +198,14 @@ def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
 # -- Parquet straight into Polars ----------------------------------------------------------------
 
 # What reading a Parquet file with Polars' own reader may raise; the file is then read by the
-# Arrow reader, as every other file, so that what is accepted and refused stays Arrow's.
-_POLARS_REFUSED = (pl.exceptions.PolarsError, OSError, ValueError)
+# Arrow reader, as every other file, so that what is accepted and refused stays Arrow's. A
+# panic of Polars' reader is its refusal of a hostile file (an input, not a bug of citelens).
+_POLARS_REFUSED: tuple[type[BaseException], ...] = (
+    pl.exceptions.PolarsError,
+    OSError,
+    ValueError,
+    *READER_PANICS,
+)
 
 
 _PLAIN_TYPES = (
@@ -205,8 +228,11 @@ def _polars_readable(schema: pa.Schema) -> bool:
     reader's table: distinct names, text, integer, boolean and float columns and lists of them.
     Every other schema (dictionaries, temporal, decimal, binary, structs, nested lists,
     extension types, null columns) keeps the Arrow reader."""
-    names = schema.names
-    if not names or len(set(names)) != len(names):
+    if not schema.names:
+        return False
+    try:
+        check_schema(schema)
+    except ReadFailure:  # repeated names or too deep: the Arrow reader refuses the file
         return False
     for field in schema:
         dtype = field.type

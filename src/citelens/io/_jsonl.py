@@ -5,6 +5,12 @@ Lines are split on ``\\n`` and a trailing ``\\r`` is removed; blank lines (space
 when it types every column exactly; otherwise the values are decoded with :mod:`json`, because
 an Arrow float or null column would lose the int/float or absent/null distinction and Arrow
 reads ISO-date-like strings as timestamps.
+
+Before either parser sees a byte, the file is pre-scanned (:class:`citelens.io.JsonScan`):
+no line longer than :data:`~citelens.io.MAX_LINE_BYTES`, nesting at most
+:data:`~citelens.io.MAX_DEPTH` levels, every line's brackets and strings closed on the line.
+Only lines that are objects reach Arrow's reader (a ``null`` first line crashes it); the
+values of the others follow each contract's rule for a non-object line.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.json as pa_json
 
+from citelens.io._bounds import check_json, read_bounded
 from citelens.io._json import decode_utf8, loads_json
 from citelens.io._values import ReadFailure, drop_nulls
 
@@ -97,7 +104,9 @@ def _non_blank_lines(text: str) -> int:
 
 def read_jsonl(data: bytes) -> pa.Table | list[Any]:
     """A JSON Lines file's content: an Arrow table when Arrow types every column exactly,
-    else the list of its values. Malformed content raises ``ValueError``."""
+    else the list of its values. Malformed content raises ``ValueError``; content beyond a
+    bound (or a line whose brackets or strings do not close) :class:`ReadFailure`."""
+    check_json(data, lines=True)
     text = decode_utf8(data)
     table = _arrow_table(text)
     if table is not None:
@@ -108,7 +117,8 @@ def read_jsonl(data: bytes) -> pa.Table | list[Any]:
 def jsonl_records(text: str) -> pa.Table | pa.Array | None:
     """The records of JSON Lines ``text``: Arrow's reading when it is exact, else the array
     of the values of the lines typed by :func:`pyarrow.array` (one type per field, inferred
-    from every line); ``None`` when no line holds a value.
+    from every line); ``None`` when no line holds a value. The caller has pre-scanned the
+    text's bytes (:func:`citelens.io.check_json`).
 
     A struct array is a table's rows (see :func:`jsonl_table`); a null array means every line
     is ``null``. Malformed text or values that no Arrow type holds raise one of
@@ -129,20 +139,25 @@ def jsonl_table(path: object) -> pa.Table:
     Values that no single Arrow type holds exactly (a column mixing identifiers and records,
     a line that is not an object, an integer beyond int64) cannot form a table:
     :class:`ReadFailure`, as for a file that is missing or malformed. A file without records
-    is a table without rows."""
-    failed = False
+    is a table without rows. So is a file beyond a bound (:mod:`citelens.io._bounds`)."""
+    cause: str | None = None
     table: pa.Table | None = None
     try:
-        text = decode_utf8(Path(os.fspath(path)).read_bytes())  # type: ignore[call-overload]
-        records = jsonl_records(text)
+        data = read_bounded(Path(os.fspath(path)))  # type: ignore[call-overload]
+        check_json(data, lines=True)
+        records = jsonl_records(decode_utf8(data))
         if isinstance(records, pa.Table):
             table = records
         elif records is not None:
             table = pa.Table.from_struct_array(records)
         else:
             table = pa.table({"document_ref": pa.array([], pa.string())})
+    except ReadFailure as refused:  # a bound of citelens.io refused the file
+        cause = refused.cause
+    except UnicodeError:  # invalid UTF-8
+        cause = "encoding"
     except RECORDS_UNREADABLE:
-        failed = True
-    if failed or table is None:
-        raise ReadFailure()
+        cause = "unreadable"
+    if cause is not None or table is None:
+        raise ReadFailure(cause or "unreadable")
     return table

@@ -2,10 +2,13 @@
 bounded by one block instead of the file).
 
 A file is read in blocks of whole lines (about ``block_bytes`` each; a block always ends at a
-``\\n``, so no line and no UTF-8 character is split). Each block is read by the same rules as
-the whole file (:func:`citelens.io.jsonl_records`: Arrow's reading when it is exact, else the
-values of the lines typed by :func:`pyarrow.array`) and written to its own Parquet file. The
-types of the blocks are then unified the way one reading of the whole file types its values:
+``\\n``, so no line and no UTF-8 character is split). Each block is pre-scanned before it is
+parsed (:class:`citelens.io.JsonScan`: line length, nesting depth), and a line is never read
+beyond :data:`~citelens.io.MAX_LINE_BYTES`, so memory follows one block however long a line
+is. Each block is read by the same rules as the whole file (:func:`citelens.io.jsonl_records`:
+Arrow's reading when it is exact, else the values of the lines typed by :func:`pyarrow.array`)
+and written to its own Parquet file. The types of the blocks are then unified the way one
+reading of the whole file types its values:
 
 * a field absent from a block, or null in all of its lines, takes the other blocks' type;
 * integers and floats in one field make a float field, and then every integer must lie in
@@ -31,6 +34,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from citelens.io import _bounds
+from citelens.io._bounds import JsonScan
 from citelens.io._json import decode_utf8
 from citelens.io._jsonl import RECORDS_UNREADABLE, jsonl_records
 from citelens.io._values import ReadFailure
@@ -53,15 +58,20 @@ class JsonlBlock:
 
 
 def _texts(path: Path, block_bytes: int) -> Iterator[str]:
-    """The file's text in blocks of whole lines (the BOM removed from the first block only)."""
+    """The file's text in blocks of whole lines (the BOM removed from the first block only),
+    each pre-scanned; a line beyond the line bound is refused when the bound is reached."""
+    scan = JsonScan(lines=True)
     with path.open("rb") as handle:
         first = True
         while True:
             data = handle.read(block_bytes)
             if not data:
+                scan.finish()
                 return
             if not data.endswith(b"\n"):
-                data += handle.readline()
+                # the rest of the line, never more than the bound allows (+1 to see beyond it)
+                data += handle.readline(_bounds.MAX_LINE_BYTES + 1)
+            scan.feed(data)
             yield decode_utf8(data) if first else data.decode("utf-8")
             first = False
 
@@ -69,9 +79,9 @@ def _texts(path: Path, block_bytes: int) -> Iterator[str]:
 def jsonl_blocks(path: object, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterator[JsonlBlock]:
     """The records of a JSON Lines file, block by block (blocks without any line skipped).
 
-    Raises :class:`ReadFailure` for a missing file, invalid UTF-8, a malformed line or values
-    that form no table within a block."""
-    failed = False
+    Raises :class:`ReadFailure` for a missing file, invalid UTF-8, a malformed line, values
+    that form no table within a block, or a bound of :mod:`citelens.io._bounds` exceeded."""
+    cause: str | None = None
     try:
         for text in _texts(Path(os.fspath(path)), block_bytes):  # type: ignore[call-overload]
             records = jsonl_records(text)
@@ -84,10 +94,14 @@ def jsonl_blocks(path: object, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
                 yield JsonlBlock(pa.Table.from_struct_array(rows), False)
             else:
                 yield JsonlBlock(pa.Table.from_struct_array(records), True)
+    except ReadFailure as refused:  # a bound of citelens.io refused the file
+        cause = refused.cause
+    except UnicodeError:  # invalid UTF-8
+        cause = "encoding"
     except RECORDS_UNREADABLE:
-        failed = True
-    if failed:
-        raise ReadFailure()
+        cause = "unreadable"
+    if cause is not None:
+        raise ReadFailure(cause)
 
 
 def merge_types(first: pa.DataType, second: pa.DataType) -> pa.DataType:

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from citelens._surrogates import storable_texts
 from citelens.minimality._rules import BIG
 
 __all__ = [
@@ -271,9 +272,24 @@ def cells_from_values(values: Sequence[Any], bigs: list[int]) -> Cells:
     if floats.size:
         fval[floats] = np.array([values[i] for i in floats.tolist()], dtype=np.float64)
     if bool((kinds == STR).all()):
-        sval = pa.array(values, pa.string())
+        sval = _strings(values)
     elif bool((kinds == STR).any()):
-        sval = pa.array([v if type(v) is str else None for v in values], pa.string())
+        sval = _strings([v if type(v) is str else None for v in values])
     else:
         sval = pa.nulls(n, pa.string())
     return Cells(kinds, ival, fval, sval)
+
+
+def _strings(values: Sequence[Any]) -> pa.Array:
+    """Text cells as an Arrow column. A lone surrogate (no UTF-8) is written as a private-use
+    character (:mod:`citelens._surrogates`): no identifier holds either, so every rule that
+    reads the text decides as it would on the original."""
+    unencodable = False
+    try:
+        return pa.array(values, pa.string())
+    except UnicodeEncodeError:
+        unencodable = True
+    assert unencodable
+    texts = [v for v in values if v is not None]
+    fixed = iter(storable_texts(texts)[0])
+    return pa.array([None if v is None else next(fixed) for v in values], pa.string())

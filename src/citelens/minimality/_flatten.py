@@ -152,7 +152,10 @@ class LevelBuilder:
                 self._emit(row, source, depth, CONTAINER_DEEP)
                 return
             if isinstance(value, SpanValue):
-                reads = [value.start, None, value.end, None, None, None, None]
+                # Read like any attribute (a typed span mutated after construction may have
+                # lost a field or hold anything); the column rules revalidate the offsets.
+                start, end = read_names(value, ("start", "end"))
+                reads = [start, None, end, None, None, None, None]
                 self._emit(row, source, depth, CONTAINER_SPAN, reads)
                 return
             kind = type(value)

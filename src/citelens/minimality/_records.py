@@ -85,6 +85,11 @@ def field_column(records: Sequence[Any], name: str) -> list[Any]:
     return values
 
 
+# The fields of the typed records (§5), each a name the contract reads (§6).
+_CLAIM_FIELDS = ("claim_id", "required_span")
+_CITATION_FIELDS = ("claim_id", "citation_id", "source_span")
+
+
 def _snapshot(record: Any, names: frozenset[str], ordered: tuple[str, ...]) -> dict[str, Any]:
     """The contract's names of one record, present values only (a raised lookup is kept as
     :data:`RAISED_VALUE`)."""
@@ -94,13 +99,13 @@ def _snapshot(record: Any, names: frozenset[str], ordered: tuple[str, ...]) -> d
             return {key: record[key] for key in keys if record[key] is not None}
         except Exception:  # a caller key whose __eq__ / __hash__ raises: recorded
             return {ordered[0]: RAISED_VALUE}
+    # Typed records are read as their fields, then checked by the same column rules as any
+    # mapping: a record mutated after construction (``object.__setattr__``) is revalidated,
+    # never trusted. Its span is read as a span value (a typed span, or whatever replaced it).
     if isinstance(record, MinimalityClaim):
-        span = record.required_span
-        return {"claim_id": record.claim_id, "start": span.start, "end": span.end}
-    if isinstance(record, ClaimCitation):
-        span = record.source_span
-        return {"claim_id": record.claim_id, "citation_id": record.citation_id,
-                "citation_start": span.start, "citation_end": span.end}  # fmt: skip
+        ordered = _CLAIM_FIELDS
+    elif isinstance(record, ClaimCitation):
+        ordered = _CITATION_FIELDS
     values = read_names(record, ordered)
     return {name: item for name, item in zip(ordered, values, strict=True) if item is not None}
 

@@ -32,6 +32,7 @@ __all__ = [
     "PACKET_SCHEMA",
     "REVIEW_LABELS",
     "REVIEW_SCHEMA",
+    "DuplicateKey",
     "H",
     "KeyedDigester",
     "Reject",
@@ -54,6 +55,7 @@ __all__ = [
     "set_field",
     "sha256_ref",
     "tuple_of",
+    "unique_object",
 ]
 
 REVIEW_SCHEMA: Final = "citelens.review.v1"
@@ -354,3 +356,18 @@ def tuple_of(value: object, kind: type, low: int, high: int) -> tuple[Any, ...] 
 def set_field(obj: object, name: str, value: object) -> None:
     """Store a normalised field on a frozen dataclass from its ``__post_init__``."""
     object.__setattr__(obj, name, value)
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice (carries no message)."""
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of :func:`json.loads` for sealed and private documents: a key
+    that occurs twice in one object (at any depth, after unescaping) raises
+    :class:`DuplicateKey`. ``json.loads`` keeps the last occurrence, so a tampered earlier
+    member would otherwise be read past while the document still verifies."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise DuplicateKey()
+    return result

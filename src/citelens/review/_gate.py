@@ -246,6 +246,16 @@ def _minimality(source: str, support: CitationSupportReport, spans: Spans) -> An
     return check_citation_minimality(source, mclaims, mcitations, limits=limits)
 
 
+def _unmeasured(claim_count: int, citation_count: int | None) -> str | None:
+    """The reason a check measured nothing (``None`` when it measured something): no claim,
+    or no citation edge where the check measures edges (``citation_count`` not ``None``)."""
+    if claim_count == 0:
+        return "no_claims_evaluated"
+    if citation_count == 0:
+        return "no_citations_evaluated"
+    return None
+
+
 def _evaluate(
     summary: str,
     source: str,
@@ -287,30 +297,35 @@ def _evaluate(
     if leakage is None:
         return None
 
+    # Nothing measured is not a pass (issue 10): a check over zero claims, or over zero
+    # citation edges where it measures edges, fails with a named reason.
+    unmeasured = _unmeasured(support.claim_count, support.deterministic.citation_count)
     checks = [
         GateCheck(
             "summary_machine_spans",
-            bool(support.deterministic.passed),
-            "machine_span_checks",
+            bool(support.deterministic.passed) and unmeasured is None,
+            unmeasured or "machine_span_checks",
             support.deterministic.to_dict(),
         )
     ]
     coverage_min = limits["summary_citation_coverage_min"]
+    no_claims = _unmeasured(coverage.metrics.claim_count, None)
     checks.append(
         GateCheck(
             "summary_citation_coverage",
-            bool(coverage.passed and coverage.coverage >= coverage_min),
-            "measured" if coverage.passed else "summary_citation_failure",
+            bool(coverage.passed and coverage.coverage >= coverage_min) and no_claims is None,
+            no_claims or ("measured" if coverage.passed else "summary_citation_failure"),
             {"threshold": coverage_min, "value": coverage.coverage},
         )
     )
     if minimality is not None:
         flagged_max = limits["citation_minimality_flagged_max"]
+        unmeasured = _unmeasured(minimality.claim_count, minimality.citation_count)
         checks.append(
             GateCheck(
                 "summary_citation_minimality",
-                bool(minimality.flagged_count <= flagged_max),
-                "measured",
+                bool(minimality.flagged_count <= flagged_max) and unmeasured is None,
+                unmeasured or "measured",
                 {"threshold": flagged_max, "value": minimality.flagged_count},
             )
         )
@@ -365,7 +380,10 @@ def evaluate_summary_gate(
     """Evaluate the summary gate (review.md §11); never raises for bad input.
 
     Invalid input returns the single failing ``summary_input`` check; empty claims or evidence
-    or a blank summary or source returns the single failing ``summary_evidence`` check.
+    or a blank summary or source returns the single failing ``summary_evidence`` check. A
+    check that measured nothing fails with reason ``no_claims_evaluated`` (minimality over
+    an empty ``required_spans``) or ``no_citations_evaluated`` (machine spans or minimality
+    without any citation edge): nothing measured is not a pass.
 
     Raises:
         InternalError: an unexpected exception inside citelens (a bug, never bad input).

@@ -31,6 +31,7 @@ from citelens.review._common import (
     is_row_collection,
     keyed_digest,
     refused,
+    unique_object,
 )
 from citelens.review._export import EVIDENCE_KINDS, REQUEST_KEYS, SealedSummaryReview
 from citelens.support import (
@@ -272,14 +273,16 @@ def _request(parsed: Any, canonical: str) -> tuple[dict[str, Any], dict[str, tup
 def _parse(private_json: str) -> tuple[Any, str | None]:
     """The parsed private document and its canonical form (``None`` when it has none).
 
-    ``private_json`` is caller input: ``json.loads`` fails on malformed JSON (``ValueError``)
-    or nesting too deep for the parser (``RecursionError``); the canonical form fails on
-    ``NaN``/``Infinity`` (``ValueError``) and on too deep nesting. Each fails a check.
+    ``private_json`` is caller input: ``json.loads`` fails on malformed JSON (``ValueError``),
+    on a key repeated in any object (``DuplicateKey``, a ``ValueError``: the last occurrence
+    would win, so a tampered earlier member would still verify) or on nesting too deep for
+    the parser (``RecursionError``); the canonical form fails on ``NaN``/``Infinity``
+    (``ValueError``) and on too deep nesting. Each fails a check.
     """
     failed = False
     parsed: Any = None
     try:
-        parsed = json.loads(private_json)
+        parsed = json.loads(private_json, object_pairs_hook=unique_object)
     except (ValueError, RecursionError):
         failed = True
     if failed:

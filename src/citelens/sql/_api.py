@@ -12,6 +12,14 @@ DuckDB's glob characters escaped, and the views read them with ``getvariable``. 
 
 ``run_query(out_dir, query, format=...)`` runs one query (or a script whose last statement
 returns the result) over the views and returns an Arrow table, rendered text, or Parquet bytes.
+
+Sandbox: once the views are defined, DuckDB may open only the files the views read
+(``allowed_paths``), external access (other files, the network, extensions) is off and the
+configuration is locked, and statements that write files or attach databases (``COPY``,
+``EXPORT``, ``ATTACH``, ``DETACH``, ``LOAD``, ``INSTALL``) are refused before they run. A query
+can therefore read the corpus outputs and nothing else, and write nowhere.
+``allow_external=True`` (``citelens sql --allow-external``) lifts all of it. Before reading,
+an output set a killed run left half-published is completed (:func:`citelens._atomic.recover`).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from typing import Any, Literal, overload
 import duckdb
 import pyarrow as pa
 
+from citelens._atomic import WriteFailure, recover
 from citelens._jsonout import canonical_json
 from citelens.errors import CorpusError
 
@@ -68,6 +77,10 @@ _QUERY_INVALID = "sql query is invalid"
 _QUERY_FAILED = "sql query failed"
 _FORMAT = "sql output format is unsupported"
 _RESULT_VALUES = "sql result cannot be rendered"
+_SANDBOX = "sql query may only read the corpus outputs (see --allow-external)"
+
+# Statements that write files, attach databases or load code: refused inside the sandbox.
+_OUTSIDE = frozenset(("COPY", "EXPORT", "ATTACH", "DETACH", "LOAD", "EXTENSION", "COPY_DATABASE"))
 
 _HEADER = re.compile(r"^-- @view ([a-z_]+)(?: (if|unless) ([a-z_]+))?[ \t]*$", re.MULTILINE)
 
@@ -137,6 +150,13 @@ class _Sources:
 def _sources(out_dir: object, results_dir: str | os.PathLike[str] | None) -> _Sources:
     folder = _as_path(out_dir, _NOT_A_DIRECTORY)
     results = resolve_results_dir(results_dir)
+    unrecovered = False
+    try:
+        recover(folder)  # a set a killed run left half-published is completed first
+    except WriteFailure:
+        unrecovered = True
+    if unrecovered:
+        raise CorpusError(_UNREADABLE, "io")
     failed = False
     documents = folder / "documents.parquet"
     edges: Path | None = folder / "edges.parquet"
@@ -180,10 +200,22 @@ def _variables(sources: _Sources) -> list[tuple[str, str | list[str]]]:
     return values
 
 
+def _sandbox(con: duckdb.DuckDBPyConnection, sources: _Sources) -> None:
+    """Only the files the views read may be opened; nothing else, and no setting changes."""
+    files = [str(sources.documents), *([str(sources.edges)] if sources.edges else [])]
+    files.extend(str(p) for p in sources.scorecards)
+    # DuckDB checks the path as the view names it, glob characters escaped
+    paths = sorted({*files, *map(_glob_escape, files)})
+    con.execute("SET allowed_paths = CAST(? AS VARCHAR[])", [paths])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+
+
 def open_views(
     out_dir: str | os.PathLike[str],
     *,
     results_dir: str | os.PathLike[str] | None = None,
+    allow_external: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the corpus views defined.
 
@@ -192,6 +224,7 @@ def open_views(
     (default ``$CITELENS_RESULTS`` or ``./results``) are optional: without them ``edges`` and
     ``scorecards`` are empty views with the documented columns. The caller closes the
     connection. Raises :class:`CorpusError` (``input`` or ``io``) with a fixed message.
+    The connection is sandboxed (module docstring) unless ``allow_external``.
     """
     sources = _sources(out_dir, results_dir)
     con = duckdb.connect(":memory:")
@@ -206,6 +239,8 @@ def open_views(
                 con.execute(f"SET VARIABLE {name} = ?", [value])
         for block in _selected(sources):
             con.execute(block.sql)
+        if not allow_external:
+            _sandbox(con, sources)
     except (duckdb.BinderException, duckdb.CatalogException, duckdb.ConversionException):
         category = "input"
     except duckdb.Error:  # DuckDB could not read the output files; anything else is a bug
@@ -243,16 +278,27 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _sandboxed(con: duckdb.DuckDBPyConnection) -> bool:
+    rows = con.execute("SELECT current_setting('enable_external_access')").fetchall()
+    return bool(rows) and rows[0][0] is False
+
+
 def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
-    """Run ``query`` on ``con`` and return its result (last statement) as an Arrow table."""
+    """Run ``query`` on ``con`` and return its result (last statement) as an Arrow table.
+    On a sandboxed connection, statements that write or attach are refused (``policy``)."""
     if not isinstance(query, str) or not query.strip() or "\x00" in query:
         raise CorpusError(_QUERY_TYPE, "input")
     outcome = ""
     table = pa.table({})
     try:
-        relation = con.sql(query)
-        if relation is not None:
-            table = relation.to_arrow_table()
+        if _sandboxed(con) and any(
+            statement.type.name in _OUTSIDE for statement in con.extract_statements(query)
+        ):
+            outcome = "sandbox"
+        else:
+            relation = con.sql(query)
+            if relation is not None:
+                table = relation.to_arrow_table()
     except (
         duckdb.ParserException,
         duckdb.SyntaxException,
@@ -264,6 +310,8 @@ def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
         outcome = "io"
     except duckdb.Error:  # the query failed while running (a DuckDB error, not a bug of ours)
         outcome = "failed"
+    if outcome == "sandbox":
+        raise CorpusError(_SANDBOX, "policy")
     if outcome == "invalid":
         raise CorpusError(_QUERY_INVALID, "input")
     if outcome == "io":
@@ -280,6 +328,7 @@ def run_query(
     *,
     format: Literal["arrow"] = ...,
     results_dir: str | os.PathLike[str] | None = ...,
+    allow_external: bool = ...,
 ) -> pa.Table: ...
 @overload
 def run_query(
@@ -288,6 +337,7 @@ def run_query(
     *,
     format: Literal["table", "csv", "json"],
     results_dir: str | os.PathLike[str] | None = ...,
+    allow_external: bool = ...,
 ) -> str: ...
 @overload
 def run_query(
@@ -296,6 +346,7 @@ def run_query(
     *,
     format: Literal["parquet"],
     results_dir: str | os.PathLike[str] | None = ...,
+    allow_external: bool = ...,
 ) -> bytes: ...
 def run_query(
     out_dir: str | os.PathLike[str],
@@ -303,6 +354,7 @@ def run_query(
     *,
     format: Format = "arrow",
     results_dir: str | os.PathLike[str] | None = None,
+    allow_external: bool = False,
 ) -> pa.Table | str | bytes:
     """Run ``query`` over the views of ``out_dir`` (see :func:`open_views`).
 
@@ -310,13 +362,14 @@ def run_query(
     (header row, RFC 4180), ``"json"`` (canonical JSON array of row objects) or ``"parquet"``
     (the bytes of a Parquet file). Raises :class:`CorpusError` with a fixed message: ``policy``
     for an unknown format, ``input`` for an unusable directory or an invalid query, ``io`` for
-    unreadable files.
+    unreadable files, ``policy`` for a statement the sandbox refuses (``allow_external``
+    lifts the sandbox, see the module docstring).
     """
     if not isinstance(format, str) or format not in FORMATS:
         raise CorpusError(_FORMAT, "policy")
     if not isinstance(query, str) or not query.strip() or "\x00" in query:
         raise CorpusError(_QUERY_TYPE, "input")
-    con = open_views(out_dir, results_dir=results_dir)
+    con = open_views(out_dir, results_dir=results_dir, allow_external=allow_external)
     try:
         table = execute(con, query)
     finally:

@@ -74,7 +74,7 @@ WHERE false;
 
 -- @view edges if edges
 -- One row per de-duplicated citation edge of every evaluated document; identifiers are
--- pseudonymised ("sha256:" + hex), source_id is '' when the edge names no source, reason is
+-- pseudonymised ("hmac-sha256:" + hex, keyed), source_id is '' when the edge names no source, reason is
 -- NULL on a valid edge, label is the reviewer label of a valid, adjudicated edge.
 CREATE OR REPLACE VIEW edges AS
 SELECT

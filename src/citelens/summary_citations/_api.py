@@ -265,7 +265,7 @@ def build_summary_citation_report(
         source_records=source_records,
         limits=limits,
     )
-    if type(fixture_count) is not int or fixture_count < 0:
+    if type(fixture_count) is not int or not 0 <= fixture_count < 2**63:
         raise SummaryCitationError("fixture_count must be a non-negative integer", "policy")
     return attempt(lambda: SummaryCitationReport(metrics=metrics, fixture_count=fixture_count))
 

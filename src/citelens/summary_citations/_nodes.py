@@ -33,6 +33,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import pyarrow as pa
 
+from citelens._surrogates import storable_texts
 from citelens.summary_citations._keys import (
     CITATION_COLLECTION_KEYS,
     CITATION_ID_KEYS,
@@ -326,6 +327,23 @@ def _child_roles(level: _Level, p: Any, k: Any) -> tuple[Any, Any, Any, Any]:
     return leaf, span.astype(np.int8), refs.astype(np.int8), items.astype(np.int8)
 
 
+def _text_array(values: Any) -> pa.Array:
+    """Node texts as an Arrow column; lone surrogates (which UTF-8 cannot hold) are written as
+    private-use characters, so distinct texts stay distinct (:mod:`citelens._surrogates`)."""
+    unencodable = False
+    try:
+        return pa.array(values, pa.large_string())
+    except UnicodeEncodeError:
+        unencodable = True
+    assert unencodable
+    texts: list[str | None] = list(values)
+    present = [i for i, v in enumerate(texts) if v is not None]
+    fixed, _ = storable_texts([str(texts[i]) for i in present])
+    for i, text in zip(present, fixed, strict=True):
+        texts[i] = text
+    return pa.array(texts, pa.large_string())
+
+
 def shred(values: list[Any], roots: Any, mode: int) -> NodeTable:
     """Shred ``values`` (records, or deferred citation items) into a :class:`NodeTable`.
 
@@ -376,11 +394,7 @@ def shred(values: list[Any], roots: Any, mode: int) -> NodeTable:
         cols["is_seq"].append(out.is_seq)
         cols["ival"].append(out.ival)
         cols["seq_len"].append(out.seq_len)
-        texts.append(
-            pa.nulls(m, pa.large_string())
-            if out.text is None
-            else pa.array(out.text, pa.large_string())
-        )
+        texts.append(pa.nulls(m, pa.large_string()) if out.text is None else _text_array(out.text))
         deferred_nodes.append(out.deferred + offset)
         deferred_values.extend(out.deferred_values)
         offset += m

@@ -88,7 +88,7 @@ def _column(values: list[Any], structs: bool = True) -> pa.Array | None:
     if not types:
         return pa.nulls(len(values))
     if types == {str}:
-        return pa.array(values, pa.large_string())
+        return _texts(values, pa.large_string())
     if types == {int}:
         return _ints(values, pa.int64())
     if types == {dict} and structs:
@@ -98,7 +98,7 @@ def _column(values: list[Any], structs: bool = True) -> pa.Array | None:
         inner = set(map(type, inner_values))
         inner.discard(_NONE)
         if inner <= {str}:
-            return pa.array(values, pa.list_(pa.large_string()))
+            return _texts(values, pa.list_(pa.large_string()))
         if inner == {int}:
             return _ints(values, pa.list_(pa.int64()))
         if inner == {dict} and structs:
@@ -141,6 +141,15 @@ def _struct(values: list[Any]) -> pa.Array | None:
 
 def _or_empty_dict(value: Any, empty: dict[str, Any]) -> Any:
     return empty if value is None else value
+
+
+def _texts(values: list[Any], data_type: pa.DataType) -> pa.Array | None:
+    result: pa.Array | None = None
+    try:
+        result = pa.array(values, data_type)
+    except UnicodeEncodeError:  # a lone surrogate is no UTF-8: the node path is exact
+        result = None
+    return result
 
 
 def _ints(values: list[Any], data_type: pa.DataType) -> pa.Array | None:

@@ -224,7 +224,8 @@ class SummaryCitationReport:
     fixture_count: int = 1
 
     def __post_init__(self) -> None:
-        if type(self.fixture_count) is not int or self.fixture_count < 0:
+        # an integer beyond int64 cannot be a report count (to_arrow writes int64)
+        if type(self.fixture_count) is not int or not 0 <= self.fixture_count < 2**63:
             raise SummaryCitationError("fixture_count must be a non-negative integer", "policy")
         if not isinstance(self.metrics, SummaryCitationMetrics):
             raise _fail("summary citation report requires metrics")

@@ -199,27 +199,49 @@ def _entries(value: Mapping[Any, Any], name: str, limit: int) -> list[tuple[Any,
 _PLAIN_TYPES: Final = frozenset((str, int, bool, float, type(None), list, dict))
 
 
+# Nested values deeper than this, or with more nested elements than the budget, are not made
+# Arrow columns: they stay Python values in a cell, which the rules read one level at a time,
+# only as deep as a rule looks (a claim's citation list, its mapping items, their span, an
+# offset: four levels). So a value nested 900 levels deep, or a small graph of shared
+# references that unfolds exponentially, costs what its first levels cost (Arrow's type
+# inference and Polars' conversion of deep nesting take time, memory and stack without bound).
+_COLUMN_DEPTH: Final = 4
+_COLUMN_NODES: Final = 1 << 20
+
+
 def _plain_values_list(values: list[Any], types: set[type]) -> bool:
     """Values that Arrow types exactly as the rules read them: plain types, no int/float mix
     at any level, no ``None`` inside a nested mapping (a present key holding ``None`` is not a
-    missing key there). ``types`` is the set of the types of ``values``."""
+    missing key there), nested at most ``_COLUMN_DEPTH`` levels with a bounded number of
+    nested elements. ``types`` is the set of the types of ``values``."""
+    depth = 0
+    budget = _COLUMN_NODES + 4 * len(values)
     while values:
+        depth += 1
+        if depth > _COLUMN_DEPTH + 1:
+            return False
         if not types <= _PLAIN_TYPES:
             return False
         if int in types and float in types:
             return False  # Arrow would make the integers floats, which the rules reject
         if list not in types and dict not in types:
             return True
-        nested: list[Any] = []
+        lists: list[Any] = []
+        dicts: list[Any] = []
         if types == _LIST_ONLY:
-            nested = list(itertools.chain.from_iterable(values))
+            lists = values
         elif list in types:
             is_list = map(operator.is_, map(type, values), itertools.repeat(list))
             lists = list(itertools.compress(values, is_list))
-            nested = list(itertools.chain.from_iterable(lists))
         if dict in types:
             is_dict = map(operator.is_, map(type, values), itertools.repeat(dict))
             dicts = list(itertools.compress(values, is_dict))
+        # the next level's size before it is built (len() of a list or dict is O(1))
+        budget -= sum(map(len, lists)) + sum(map(len, dicts))
+        if budget < 0:
+            return False
+        nested = list(itertools.chain.from_iterable(lists))
+        if dicts:
             inner = list(itertools.chain.from_iterable(map(dict.values, dicts)))
             if any(map(operator.is_, inner, itertools.repeat(None))):
                 return False

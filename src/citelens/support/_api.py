@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 import pyarrow as pa
 
-from citelens._pseudonym import pseudonymise
+from citelens._pseudonym import pseudonymise, resolve_key
 from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
 from citelens.limits import Limits
@@ -401,12 +401,16 @@ def _report_from_row(row: dict[str, Any]) -> CitationSupportReport:
     )
 
 
-def _tables_builder(kernel: KernelResult) -> Callable[[bool], SupportTables]:
-    def build(raw_identifiers: bool) -> SupportTables:
+def _tables_builder(kernel: KernelResult) -> Callable[..., SupportTables]:
+    def build(raw_identifiers: bool, pseudonym_key: object = None) -> SupportTables:
+        # One key for the four tables of this call, so their pseudonyms join; without a
+        # caller key it is random, drawn here and dropped when the call returns.
+        secret = b"" if raw_identifiers else resolve_key(pseudonym_key, CitationSupportError)
+
         def ids(frame: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
             if raw_identifiers:
                 return frame
-            return pseudonymise(frame, columns)
+            return pseudonymise(frame, columns, secret)
 
         claims = (
             ids(kernel.claims, ["claim_id", "source_id", "claim_type"])

@@ -23,14 +23,14 @@ import dataclasses
 import functools
 import itertools
 import operator
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
 
+from citelens._surrogates import storable_texts
 from citelens.support._cells import (
     ABSENT,
     BIG,
@@ -49,7 +49,7 @@ from citelens.support._cells import (
     row_index,
     scatter_cell,
 )
-from citelens.support._rules import fail
+from citelens.support._rules import CallerFailed, caller_failed, caller_read, caller_value, fail
 
 __all__ = [
     "CallerFailed",
@@ -75,8 +75,6 @@ _KINDS: Final[dict[type, int]] = {
     dict: STRUCT,
     type(None): ABSENT,
 }
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-_PRIVATE: Final = 0x10F800 - 0xD800
 
 
 def _kind_of_type(kind: type) -> int:
@@ -98,41 +96,6 @@ def _kind_of_type(kind: type) -> int:
     return OTHER
 
 
-def caller_failed() -> Exception:
-    """The contract's error for caller code that raised while it was read (§3.5, §4.5)."""
-    return fail("citation-support input cannot be normalized", "input")
-
-
-_T = TypeVar("_T")
-
-
-class CallerFailed:
-    """What :func:`caller_read` returns when the caller code it ran raised."""
-
-
-_FAILED: Final = CallerFailed()
-
-
-def caller_read(read: Callable[[], _T]) -> _T | CallerFailed:
-    """``read()``, which runs caller code (a mapping, property, sequence, ``to_dict``,
-    ``__str__``...), or :class:`CallerFailed` when that code raised. The one guard of the
-    Python-records adapter: whatever caller code raises is the contract's to name (an input
-    error or a problem code), and the caller raises it outside the handler (nothing
-    chained)."""
-    try:
-        return read()
-    except Exception:  # caller code raised while it was read
-        return _FAILED
-
-
-def caller_value(read: Callable[[], _T]) -> _T:
-    """``read()``, or the contract's input error when the caller code it runs raised."""
-    value = caller_read(read)
-    if isinstance(value, CallerFailed):
-        raise caller_failed()
-    return value
-
-
 def bounded_items(value: Any, name: str, limit: int) -> list[Any]:
     """Pull at most ``limit + 1`` items; more than ``limit`` → the collection's limit error
     (an item count the contract bounds is known without pulling the rest)."""
@@ -150,10 +113,6 @@ def _guarded(function: Callable[[Any], Any], values: list[Any]) -> list[Any]:
     return caller_value(lambda: list(map(function, values)))
 
 
-def _private(match: re.Match[str]) -> str:
-    return chr(ord(match.group()) + _PRIVATE)
-
-
 def _texts(values: list[str]) -> tuple[pl.Series, pl.Series | None]:
     """Texts as a String column, lone surrogates written as private-use characters."""
     unencodable = False
@@ -162,8 +121,7 @@ def _texts(values: list[str]) -> tuple[pl.Series, pl.Series | None]:
     except UnicodeEncodeError:
         unencodable = True
     assert unencodable
-    flags = list(map(bool, map(_SURROGATE.search, values)))
-    fixed = list(map(functools.partial(_SURROGATE.sub, _private), values))
+    fixed, flags = storable_texts(values)
     return pl.Series(fixed, dtype=pl.String), pl.Series(flags, dtype=pl.Boolean)
 
 

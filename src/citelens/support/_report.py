@@ -468,13 +468,19 @@ class CitationSupportReport:
         """One flat row with the 59 leaves of :meth:`to_dict` (reasons expanded)."""
         return _guard(lambda: report_row_table([self.to_dict()]))
 
-    def tables(self, *, raw_identifiers: bool = False) -> SupportTables | None:
-        """The canonical tables (pseudonymised unless ``raw_identifiers=True``), or ``None``
-        for a report that was not produced by ``compute_citation_support_metrics``."""
+    def tables(
+        self, *, raw_identifiers: bool = False, pseudonym_key: bytes | None = None
+    ) -> SupportTables | None:
+        """The canonical tables, or ``None`` for a report that was not produced by
+        ``compute_citation_support_metrics``. Identifier columns are pseudonymised as
+        ``"hmac-sha256:" + hex`` of HMAC-SHA-256 under ``pseudonym_key`` (exactly ``bytes``,
+        at least 16), or under a random key drawn for this call when it is ``None`` (the
+        pseudonyms then join the four tables of this call only), unless
+        ``raw_identifiers=True`` (such tables must not be published)."""
         builder = getattr(self, "_tables_builder", None)
         if builder is None:
             return None
-        result: SupportTables = _guard(lambda: builder(raw_identifiers))
+        result: SupportTables = _guard(lambda: builder(raw_identifiers, pseudonym_key))
         return result
 
     def __repr__(self) -> str:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from citelens.gold._text import content, sentences, strip_markers, tokens
+from citelens.gold._public_values import content, sentences, strip_markers, tokens
 
 __all__ = ["content", "sentences", "strip_markers", "tokens"]
