@@ -66,9 +66,10 @@ def _loads(data: bytes) -> Any:
     are read as written, and ``json.loads`` would silently keep the last occurrence."""
     import json
 
-    from citelens.io import decode_utf8, reject_constant
+    from citelens.io import check_json, decode_utf8, reject_constant
     from citelens.review._common import unique_object
 
+    check_json(data, lines=False)  # depth and size before json.loads (a ValueError if not)
     return json.loads(
         decode_utf8(data), parse_constant=reject_constant, object_pairs_hook=unique_object
     )
@@ -79,9 +80,11 @@ def _json_file(path: str) -> Any:
     included) is an unreadable input."""
     failed = False
     value: Any = None
+    from citelens.io import ReadFailure, read_bounded
+
     try:
-        value = _loads(Path(path).read_bytes())
-    except (OSError, ValueError, RecursionError):  # unreadable file, bad UTF-8 or bad JSON
+        value = _loads(read_bounded(Path(path)))  # never more than the readers' file bound
+    except (OSError, ValueError, RecursionError, ReadFailure):  # unreadable, too large, bad JSON
         failed = True
     if failed:
         raise _Input

@@ -11,6 +11,7 @@ from typing import Any
 from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
 from citelens.errors import CitationMinimalityError
+from citelens.io import ReadFailure, read_bounded
 from citelens.minimality import CitationMinimalityReport
 from citelens.minimality._check import check_with_table
 
@@ -24,8 +25,9 @@ def _read_source(path: str) -> str:
     failed = False
     text = ""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):  # a missing or non-UTF-8 source file is bad input
+        # never more than the readers' file bound (plus one byte), whatever the file holds
+        text = read_bounded(Path(path)).decode("utf-8")
+    except (OSError, UnicodeDecodeError, ReadFailure):  # missing, non-UTF-8 or too large
         failed = True
     if failed:
         raise CitationMinimalityError("source_text must be text", "input")

@@ -7,16 +7,17 @@ carry no message; the public module turns them into fixed, unchained errors.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from citelens.io import check_json, decode_utf8, jsonl_values, read_bounded
 from citelens.io._files import (
     ReadFailure,
     data_file_suffix,
@@ -123,25 +124,17 @@ def _has_temporal(data_type: pa.DataType) -> bool:
     return False
 
 
-def _reject_constant(_: str) -> Any:
-    raise ValueError()
-
-
 def _jsonl_values(path: Any) -> list[Any]:
     """JSON Lines read as Python values (§4.3), used when Arrow's reader typed a string
-    column as a timestamp (Arrow infers timestamps from ISO-like strings)."""
+    column as a timestamp (Arrow infers timestamps from ISO-like strings): the readers' own
+    bounded read, pre-scan and line decoding (:mod:`citelens.io`)."""
     values: list[Any] = []
     failed = False
     try:
-        with open(os.fspath(path), "rb") as handle:
-            text = handle.read().decode("utf-8")
-        text = text.removeprefix("\ufeff")
-        for line in text.split("\n"):
-            line = line.removesuffix("\r")
-            if not line.strip(" \t\r"):
-                continue
-            values.append(drop_nulls(json.loads(line, parse_constant=_reject_constant)))
-    except (OSError, ValueError, RecursionError):  # unreadable, bad UTF-8 or bad JSON
+        data = read_bounded(Path(os.fspath(path)))
+        check_json(data, lines=True)
+        values = jsonl_values(decode_utf8(data))
+    except (OSError, ValueError, RecursionError, ReadFailure):  # unreadable or bad JSON
         failed = True
     if failed:
         raise InputProblem("file")
