@@ -157,8 +157,14 @@ def _cpu_seconds(func: Callable[[str], object], text: str) -> float:
 def _assert_linear(func: Callable[[str], object], pattern: str) -> None:
     small = (pattern * (2**18 // len(pattern) + 1))[: 2**18]
     large = (pattern * (2**20 // len(pattern) + 1))[: 2**20]
-    small_time = max(_cpu_seconds(func, small), 0.01)  # floor: timer resolution on tiny times
-    large_time = _cpu_seconds(func, large)
+    # the best of up to three runs of each size: one run on a loaded machine can be inflated
+    # by its neighbours (cache, allocator), not by the algorithm; quadratic code fails all three
+    small_time = large_time = float("inf")
+    for _ in range(3):
+        small_time = min(small_time, max(_cpu_seconds(func, small), 0.01))  # timer floor
+        large_time = min(large_time, _cpu_seconds(func, large))
+        if large_time / small_time < 8.0:
+            break
     assert large_time < 5.0
     assert large_time / small_time < 8.0
 
