@@ -123,8 +123,11 @@ def test_rows_equal_single_document_checks(seed: int, batch: int) -> None:
 
 def test_batch_size_does_not_change_outputs() -> None:
     t = tables(random_corpus(9, documents=25))
+    key = b"minimality-batch-key-0001"  # one key: the summary's refs are keyed pseudonyms
     results = [
-        corpus.run_minimality_corpus(t["documents"], t["claims"], t["citations"], batch_documents=b)
+        corpus.run_minimality_corpus(
+            t["documents"], t["claims"], t["citations"], batch_documents=b, pseudonym_key=key
+        )
         for b in (1, 7, 100)
     ]
     for other in results[1:]:

@@ -225,3 +225,82 @@ def test_cli_corpus_bad_key_file(
         assert err == "citelens: error [input]: pseudonym key file could not be read\n"
         assert "CANARY" not in out + err
         assert not (tmp_path / "out").exists()
+
+
+def _minimality_tables() -> tuple[pa.Table, pa.Table, pa.Table]:
+    # opaque refs (the minimality identifier rule) that are plain SHA-256 of guessable names:
+    # exactly what a keyed pseudonym must not let through. "The patient" is tokens 0-1 of both
+    # sources; a citation of [0, 19] ("The patient was giv") is broader than the claim's
+    # required span [0, 11], so it is flagged: doc-a cites it twice, doc-b once.
+    def sha(label: str) -> str:
+        return "sha256:" + hashlib.sha256(label.encode()).hexdigest()
+
+    docs = [sha(DOCS[0]), sha(DOCS[1])]
+    documents = pa.Table.from_pylist(
+        [{"document_ref": d, "source_text": "The patient was given aspirin."} for d in docs]
+    )
+    claims = pa.Table.from_pylist(
+        [
+            {"document_ref": docs[0], "claim_id": sha("c1"), "required_span": [0, 11]},
+            {"document_ref": docs[1], "claim_id": sha("c2"), "required_span": [0, 11]},
+        ]
+    )
+    cites = [(docs[0], "c1", "x1"), (docs[0], "c1", "x2"), (docs[1], "c2", "x3")]
+    citations = pa.Table.from_pylist(
+        [
+            {
+                "document_ref": d,
+                "claim_id": sha(c),
+                "citation_id": sha(x),
+                "source_span": [0, 19],
+            }
+            for d, c, x in cites
+        ]
+    )
+    return documents, claims, citations
+
+
+def test_minimality_corpus_keyed_summary() -> None:
+    documents, claims, citations = _minimality_tables()
+    raw_refs = documents.column("document_ref").to_pylist()
+    result = corpus.run_minimality_corpus(documents, claims, citations, pseudonym_key=KEY)
+    worst = [(w["document_ref"], w["flagged_count"]) for w in result.summary["worst_documents"]]
+    assert worst == [(_hmac(KEY, raw_refs[0]), 2), (_hmac(KEY, raw_refs[1]), 1)]
+    shown = result.summary_json() + result.summary_markdown()
+    for ref in raw_refs:
+        assert ref not in shown and ref.removeprefix("sha256:") not in shown
+    raw = corpus.run_minimality_corpus(documents, claims, citations, raw_identifiers=True)
+    assert [w["document_ref"] for w in raw.summary["worst_documents"]] == raw_refs
+    one = corpus.run_minimality_corpus(documents, claims, citations)
+    two = corpus.run_minimality_corpus(documents, claims, citations)
+    assert one.summary_json() != two.summary_json()  # random key per run
+    # documents.parquet keeps the refs as given (the caller joins it back to the inputs)
+    assert sorted(result.documents.column("document_ref").to_pylist()) == sorted(raw_refs)
+
+
+def test_cli_corpus_minimality_key_file(tmp_path: pathlib.Path) -> None:
+    documents, claims, citations = _minimality_tables()
+    for name, table in (("documents", documents), ("claims", claims), ("citations", citations)):
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    key = tmp_path / "k.key"
+    key.write_bytes(KEY)
+    args = ["corpus", "minimality", str(tmp_path), "--pseudonym-key-file", str(key)]
+    assert main([*args, "--out", str(tmp_path / "one")]) == 0
+    summary = json.loads((tmp_path / "one" / "summary.json").read_text())
+    raw_ref = documents.column("document_ref")[0].as_py()
+    assert summary["worst_documents"][0]["document_ref"] == _hmac(KEY, raw_ref)
+    assert (
+        main(
+            [
+                "corpus",
+                "minimality",
+                str(tmp_path),
+                "--raw-identifiers",
+                "--out",
+                str(tmp_path / "raw"),
+            ]
+        )
+        == 0
+    )
+    raw = json.loads((tmp_path / "raw" / "summary.json").read_text())
+    assert raw["worst_documents"][0]["document_ref"] == raw_ref

@@ -25,8 +25,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "IPC, JSONL or CSV files or directories of them (hive partitioning allowed). "
             "Writes documents.parquet (one row per document), summary.json and summary.md "
             "atomically into --out. The document refs that summary.json/.md name are keyed "
-            "pseudonyms (HMAC-SHA-256) unless --raw-identifiers (support and "
-            "summary-citations; minimality refs are already opaque sha256: references)."
+            "pseudonyms (HMAC-SHA-256) unless --raw-identifiers."
         ),
     )
     modes = parser.add_subparsers(dest="corpus_mode", metavar="MODE")
@@ -94,6 +93,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--max-excess-tokens", type=int, default=0, metavar="N", help="allowed excess tokens"
     )
     minimality.add_argument("--batch-documents", type=int, default=20_000, metavar="N")
+    minimality.add_argument(
+        "--raw-identifiers",
+        action="store_true",
+        help="keep raw document refs in summary.json/.md (such files must not be published)",
+    )
+    minimality.add_argument("--pseudonym-key-file", metavar="F", help=PSEUDONYM_KEY_HELP)
     minimality.add_argument("--strict", action="store_true")
     minimality.set_defaults(func=f"{_RUN}:run_minimality")
 

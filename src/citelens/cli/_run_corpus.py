@@ -83,6 +83,9 @@ def run_support(args: argparse.Namespace) -> int:
 def run_minimality(args: argparse.Namespace) -> int:
     """Run ``citelens corpus minimality``."""
     try:
+        key = None  # read only when the run pseudonymises
+        if not args.raw_identifiers:
+            key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
         result = run_minimality_corpus(
             paths["documents"],
@@ -90,6 +93,8 @@ def run_minimality(args: argparse.Namespace) -> int:
             paths["citations"],
             max_excess_tokens=args.max_excess_tokens,
             batch_documents=args.batch_documents,
+            raw_identifiers=args.raw_identifiers,
+            pseudonym_key=key,
             progress=progress_callback("documents"),
         )
         result.write(args.out)

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from citelens._fixed import attempt
 from citelens.corpus._outputs import CorpusResult, _concat_tables, _totals_errors
+from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
     _batch_frames,
@@ -165,6 +166,7 @@ def _run(
     limits: Any,
     batch_documents: Any,
     progress: Callable[[int, int], None] | None,
+    key: bytes | None,
 ) -> CorpusResult:
     if type(batch_documents) is not int or batch_documents < 1:
         raise _fail("batch_documents must be a positive integer", "policy")
@@ -216,13 +218,13 @@ def _run(
         records = BATCH_TABLE_SCHEMA.empty_table()
     return CorpusResult(
         documents=documents_table,
-        summary=_summary(frame),
+        summary=_summary(frame, key),
         records=records,
         records_name="citations.parquet",
     )
 
 
-def _summary(frame: pl.DataFrame) -> dict[str, Any]:
+def _summary(frame: pl.DataFrame, key: bytes | None) -> dict[str, Any]:
     okf = frame.filter(pl.col("status") == "ok")
 
     def total(name: str) -> int:
@@ -230,11 +232,9 @@ def _summary(frame: pl.DataFrame) -> dict[str, Any]:
 
     citations_total = total("citation_count")
     flagged_total = total("flagged_count")
-    worst = (
-        okf.filter(pl.col("flagged_count") > 0)
-        .sort(["flagged_count", "document_ref"], descending=[True, False])
-        .head(10)
-    )
+    # the refs shown are keyed pseudonyms (issue 10), as in the other corpus modes: a
+    # minimality ref is opaque (`sha256:` + hex) but may be a plain digest of a guessable name
+    worst = worst_documents(okf.filter(pl.col("flagged_count") > 0), "flagged_count", key)
     return {
         "suite": "citation_minimality_corpus",
         "schema_version": 1,
@@ -268,6 +268,8 @@ def run_minimality_corpus(
     max_excess_tokens: int = 0,
     limits: Limits | None = None,
     batch_documents: int = _DEFAULT_BATCH_DOCUMENTS,
+    raw_identifiers: bool = False,
+    pseudonym_key: bytes | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> CorpusResult:
     """Citation minimality for every document of a corpus.
@@ -278,9 +280,20 @@ def run_minimality_corpus(
     reported with the fixed category and message the single-document call raises for it.
     Raises :class:`citelens.errors.CorpusError` for unusable input and
     :class:`citelens.errors.InternalError` for anything that is not an input problem.
+
+    The document refs ``summary.json``/``summary.md`` name are keyed pseudonyms under
+    ``pseudonym_key`` (bytes, at least 16; ``None``: a random key for this run) unless
+    ``raw_identifiers=True``; ``documents`` keeps the refs as given.
     """
     return attempt(
         lambda: _run(
-            documents, claims, citations, max_excess_tokens, limits, batch_documents, progress
+            documents,
+            claims,
+            citations,
+            max_excess_tokens,
+            limits,
+            batch_documents,
+            progress,
+            run_key(raw_identifiers, pseudonym_key),
         )
     )

@@ -81,13 +81,16 @@ def _fail(message: str, category: str) -> CorpusError:
 def _checked(files: list[Path], kind: str) -> list[Path]:
     """``files`` once Arrow has read each one's schema and :func:`citelens.io.check_schema`
     accepted it (a file Arrow cannot open raises ``ArrowException``/``OSError``): only then
-    may Polars scan them."""
+    may Polars scan them. A column name that is not UTF-8 (Arrow decodes the names when the
+    file is opened or the schema read) is an unreadable input too: :class:`ReadFailure`."""
     for file in files:
-        if kind == "parquet":
-            schema = pq.read_schema(file)
-        else:
-            schema = _ipc_schema(file)
-        check_schema(schema)
+        refused = False
+        try:
+            check_schema(pq.read_schema(file) if kind == "parquet" else _ipc_schema(file))
+        except UnicodeDecodeError:  # a name in the file's metadata is not UTF-8 (issue 10)
+            refused = True
+        if refused:
+            raise ReadFailure("encoding")
     return files
 
 
@@ -102,6 +105,21 @@ def _ipc_schema(file: Path) -> pa.Schema:
         return stream.schema
 
 
+def _engine_readable(files: list[Path], kind: str) -> bool:
+    """False when Arrow or Polars would be handed a path that is not UTF-8 (a file name of
+    undecodable bytes, which Python keeps as lone surrogates): their readers cannot encode it
+    (``UnicodeEncodeError``), so such an input is unreadable. JSON Lines is read by Python,
+    which opens any path."""
+    if kind == "ndjson":
+        return True
+    try:
+        for file in files:
+            str(file).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _scan_path(path: Path, role: str) -> pl.LazyFrame:
     """A lazy scan of a file or a directory of files (hive partitioning allowed)."""
     if path.is_dir():
@@ -112,6 +130,8 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
         if len(kinds) != 1:
             raise _fail(f"{role} input could not be read", "input")
         kind = kinds.pop()
+        if not _engine_readable(files, kind):
+            raise _fail(f"{role} input could not be read", "input")
         if kind == "parquet":
             files = _checked(files, kind)
             return pl.scan_parquet(files, hive_partitioning=False).pipe(_with_hive, files, path)
@@ -124,6 +144,8 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
     if suffix not in _SUFFIXES or not path.is_file():
         raise _fail(f"{role} input could not be read", "input")
     kind = _SUFFIXES[suffix]
+    if not _engine_readable([path], kind):
+        raise _fail(f"{role} input could not be read", "input")
     if kind == "parquet":
         return pl.scan_parquet(_checked([path], kind)[0])
     if kind == "ipc":
@@ -205,7 +227,13 @@ def _with_hive(frame: pl.LazyFrame, files: list[Path], root: Path) -> pl.LazyFra
 def _is_csv(value: Any) -> bool:
     if not isinstance(value, str | os.PathLike):
         return False
-    path = Path(os.fspath(value))
+    try:
+        raw = os.fspath(value)
+    except Exception:  # the caller's __fspath__ raised (conventions §1.2): not a CSV path
+        return False
+    if not isinstance(raw, str) or raw == "":
+        return False
+    path = Path(raw)
     if path.is_dir():
         return any(p.suffix.lower() == ".csv" for p in path.rglob("*") if p.is_file())
     return path.suffix.lower() == ".csv"
@@ -231,8 +259,17 @@ def _arrow_frame(value: Any, role: str) -> pl.LazyFrame:
 def _path_frame(value: str | os.PathLike[str], role: str) -> pl.LazyFrame:
     failed = False
     frame: pl.LazyFrame | None = None
+    raw: object = None
     try:
-        frame = _scan_path(Path(os.fspath(value)), role)
+        raw = os.fspath(value)
+    except Exception:  # the caller's __fspath__ raised (conventions §1.2): no path
+        raw = None
+    try:
+        # an empty path names no file (``Path("")`` would be the working directory, read
+        # whole), a NUL byte no path at all, and bytes no path of this API
+        if not isinstance(raw, str) or raw == "" or "\x00" in raw:
+            raise ReadFailure()
+        frame = _scan_path(Path(raw), role)
     except _UNREADABLE:  # a directory that cannot be listed, a file the scan refuses
         failed = True
     if failed or frame is None:

@@ -383,7 +383,10 @@ def write_support_corpus(
                     for part in batch.edges.slices():  # text materialised slice by slice
                         out.write_batch("edges.parquet", part)
                 del batch  # released before the next batch is awaited
-            documents = pq.read_table(out.finish_table("documents.parquet"))
+            # read through a Python file object: Arrow cannot open a path that is not UTF-8
+            # (an output directory named by undecodable bytes), Python can
+            with out.finish_table("documents.parquet").open("rb") as staged:
+                documents = pq.read_table(staged)
             summary = _summary(documents, key)
             out.write_text("summary.json", canonical_json(summary))
             out.write_text("summary.md", _summary_markdown(summary))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from citelens.gold._citations import WS_STRIP
-from citelens.gold._guard import key_text
+from citelens.gold._guard import caller, invalid, key_text
+from citelens.gold._ws import trim_ws
 
 __all__ = [
     "ADJACENT",
@@ -68,7 +68,7 @@ def canonical_key(value: object) -> CitationKey:
     else:
         converted = key_text(value)
         text = UNREADABLE_KEY if converted is None else converted
-    text = text.strip(WS_STRIP)
+    text = trim_ws(text)
     if text and text.isascii() and text.isdigit():
         significant = text.lstrip("0")
         if len(significant) <= _MAX_KEY_DIGITS:
@@ -122,8 +122,13 @@ class QACase:
     gold_verdicts: tuple[GoldVerdict, ...]
 
     def reference(self, key: CitationKey) -> Reference | None:
-        """The reference stored under the canonical ``key``."""
-        return self.references.get(str(key))
+        """The reference stored under the canonical ``key`` (``None`` when there is none);
+        ``GoldError`` for a key without a bounded text form or a hand-built ``references`` that
+        is not a mapping."""
+        text = str.__getitem__(key, slice(None)) if isinstance(key, str) else key_text(key)
+        if text is None or not isinstance(self.references, dict):
+            raise invalid()
+        return dict.get(self.references, text)
 
 
 @dataclass(frozen=True)
@@ -173,8 +178,13 @@ class GoldDataset:
 
     @property
     def case_count(self) -> int:
-        """Every loaded case, ignored ones included."""
-        return len(self.qa) + len(self.grounding) + sum(self.ignored.values())
+        """Every loaded case, ignored ones included (``GoldError`` for a hand-built dataset
+        whose fields are not collections of cases and a mapping of counts)."""
+        # the fields may be the caller's objects (their __len__, values() and __add__ run)
+        count = caller(lambda: len(self.qa) + len(self.grounding) + sum(self.ignored.values()))
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise invalid()
+        return int.__index__(count)
 
     def __repr__(self) -> str:
         return (

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from citelens.gold._ws import WS, WS_CHARS, WS_STRIP, trim_ws
+
 __all__ = [
     "CAP",
     "GROUP",
@@ -22,8 +24,6 @@ __all__ = [
 ]
 
 CAP = 200
-WS_CHARS = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-WS = "[" + WS_CHARS + "]"
 DASH = "\\-\u2010\u2011\u2012\u2013"
 NUMLIST = "[0-9]{1,3}(?:[," + DASH + "][0-9]{1,3})*"
 # The passes of §4.2 as splits: each pattern matches only the markers its pass rewrites, with the
@@ -48,11 +48,6 @@ _P3 = re.compile(r"\((" + _CAPPED_LIST + r")\)")
 GROUP = re.compile(r"\[([0-9][0-9," + DASH + WS_CHARS + r"]*)\]")
 _RANGE = re.compile("([0-9]+)" + WS + "*[" + DASH + "]" + WS + "*([0-9]+)")
 _DIGITS = re.compile("[0-9]+")
-WS_STRIP = (
-    "\t\n\v\f\r \u00a0\u1680"
-    + "".join(chr(c) for c in range(0x2000, 0x200B))
-    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
-)
 _NAMECH = "A-Za-z'\u2019\\-"
 _NAME = "[A-Z][" + _NAMECH + "]+"
 _YEAR = "(?:1[89]|20)[0-9]{2}"
@@ -174,7 +169,7 @@ def parse_numeric_citations(text: str) -> list[int]:
     # Each distinct group inside is read once: the result is a set, and dense text repeats groups.
     for inside in set(GROUP.findall(text)):
         for raw in inside.split(","):
-            piece = raw.strip(WS_STRIP)
+            piece = trim_ws(raw)
             rng = _RANGE.fullmatch(piece)
             if rng is not None:
                 low, high = _to_int(rng.group(1)), _to_int(rng.group(2))

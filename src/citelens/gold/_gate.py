@@ -9,11 +9,19 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from citelens.gold._guard import as_text, caller
+from citelens.gold._guard import as_text, caller, invalid
 from citelens.gold._metrics import delta
 from citelens.gold._registry import METRICS, MetricSpec, scorer_metrics
+from citelens.gold._ws import trim_ws
 
-__all__ = ["Tolerances", "compute_gate", "gate_baseline", "gate_entry", "parse_tolerances"]
+__all__ = [
+    "Tolerances",
+    "checked_tolerances",
+    "compute_gate",
+    "gate_baseline",
+    "gate_entry",
+    "parse_tolerances",
+]
 
 _VALUE = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 _NAMES = {spec.name for spec in METRICS}
@@ -30,7 +38,13 @@ class Tolerances:
     has_default: bool
 
     def resolve(self, spec: MetricSpec) -> tuple[bool, Decimal]:
-        """``(gated, tolerance)`` for one registry metric."""
+        """``(gated, tolerance)`` for one registry metric (one of ``METRICS``; a ``Tolerances``
+        built by hand is checked as :func:`checked_tolerances` does)."""
+        if type(spec) is not MetricSpec or spec not in _SPECS:
+            raise invalid()
+        return checked_tolerances(self)._resolve(spec)
+
+    def _resolve(self, spec: MetricSpec) -> tuple[bool, Decimal]:
         if spec.direction == "none" or spec.gate == "no":
             return False, Decimal(0)
         if spec.qualified in self.qualified:
@@ -46,6 +60,55 @@ class Tolerances:
         return True, Decimal(0)
 
 
+class _Spec:
+    """Membership in the registry without hashing the caller's fields (a hand-built
+    ``MetricSpec`` may hold a ``str`` subclass whose ``__hash__`` raises)."""
+
+    def __init__(self) -> None:
+        self._known = {(s.scorer, s.name, s.kind, s.direction, s.gate) for s in METRICS}
+
+    def __contains__(self, spec: object) -> bool:
+        fields = [getattr(spec, n) for n in ("scorer", "name", "kind", "direction", "gate")]
+        if not all(type(f) is str for f in fields):
+            return False
+        return tuple(fields) in self._known
+
+
+_SPECS = _Spec()
+
+
+def _tolerance(value: object) -> Decimal | None:
+    # what parse_tolerances makes: None (off) or a finite, non-negative Decimal
+    if value is None:
+        return None
+    if type(value) is not Decimal or not value.is_finite() or value < 0:
+        raise invalid()
+    return value
+
+
+def _tolerance_map(value: object) -> dict[str, Decimal | None]:
+    if type(value) is not dict:
+        raise invalid()
+    pairs = list(dict.items(value))
+    return {as_text(name): _tolerance(tol) for name, tol in pairs}
+
+
+def checked_tolerances(value: object) -> Tolerances:
+    """``value`` rebuilt from exact types when it is a ``Tolerances`` that
+    :func:`parse_tolerances` could have made (names are texts, values ``None`` or finite
+    non-negative ``Decimal``); otherwise ``GoldError("gold input is invalid")``."""
+    if type(value) is not Tolerances:
+        raise invalid()
+    if value.has_default is not True and value.has_default is not False:
+        raise invalid()
+    return Tolerances(
+        _tolerance_map(value.qualified),
+        _tolerance_map(value.bare),
+        _tolerance(value.default),
+        value.has_default,
+    )
+
+
 def parse_tolerances(specs: Sequence[str]) -> Tolerances | str:
     """Parse ``--tolerance`` values; returns the offending spec (a ``str``) when one is invalid."""
     qualified: dict[str, Decimal | None] = {}
@@ -53,7 +116,7 @@ def parse_tolerances(specs: Sequence[str]) -> Tolerances | str:
     default: Decimal | None = None
     has_default = False
     for raw in specs:
-        text = raw.strip()
+        text = trim_ws(raw)
         name, sep, value_text = text.rpartition("=")
         if value_text == "off":
             value: Decimal | None = None

@@ -7,7 +7,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from citelens.gold._citations import WS, WS_STRIP
+from citelens.gold._guard import invalid
+from citelens.gold._ws import WS, trim_ws
 
 __all__ = [
     "DEFAULT_ABSTAIN_MARKERS",
@@ -112,7 +113,15 @@ class GroundingResult:
     anchors: int = 0
 
     def __getitem__(self, name: str) -> object:
+        """A field by name (``result["grounded"]``); any other name is ``GoldError``."""
+        if type(name) is not str or name not in _RESULT_FIELDS:
+            raise invalid()  # exact text only: `in` would run a str subclass's __eq__
         return getattr(self, name)
+
+
+_RESULT_FIELDS = frozenset(
+    ("grounded", "anchors_missed", "ungrounded_numbers", "abstained", "issues", "anchors")
+)
 
 
 def _anchor_parts(anchor: object) -> tuple[str, list[str]]:
@@ -142,7 +151,7 @@ def check_grounding(
         markers = DEFAULT_ABSTAIN_MARKERS if abstain_markers is None else tuple(abstain_markers)
         norm_answer = neg_norm(answer)
         abstained = any(
-            marker.strip(WS_STRIP) != "" and neg_norm(marker) in norm_answer for marker in markers
+            trim_ws(marker) != "" and neg_norm(marker) in norm_answer for marker in markers
         )
         issues = () if abstained else ("unanswerable question — the answer did not abstain",)
         return GroundingResult(not issues, (), (), abstained, issues)

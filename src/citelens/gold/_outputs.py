@@ -21,6 +21,7 @@ __all__ = [
     "round_detail",
     "rounded_metrics",
     "scorecard_entry",
+    "utf8_text",
     "write_text",
 ]
 
@@ -71,14 +72,29 @@ def rounded_metrics(metrics: Mapping[str, float | int | None]) -> dict[str, floa
     return out
 
 
+def utf8_text(text: str) -> str:
+    """``text`` as it reads back from UTF-8: a lone surrogate from a command line that was not
+    UTF-8 (U+DC80-U+DCFF) becomes its byte, read as U+FFFD; any other lone surrogate becomes
+    ``?``. Adapter replies, errors and labels reach the scorecard, the console and the report;
+    a lone surrogate among them made every UTF-8 write fail (an internal error)."""
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
+
+
 def round_detail(value: Any) -> Any:
-    """Every float inside a per-case detail value rounded to the scorecard precision."""
+    """Every float inside a per-case detail value rounded to the scorecard precision, every text
+    (keys too) made writable as UTF-8 (:func:`utf8_text`)."""
     if isinstance(value, float):
         return round_metric(value)
+    if isinstance(value, str):
+        return utf8_text(value)
     if isinstance(value, list):
         return [round_detail(v) for v in value]
     if isinstance(value, dict):
-        return {k: round_detail(v) for k, v in value.items()}
+        return {round_detail(k): round_detail(v) for k, v in value.items()}
     return value
 
 
@@ -90,14 +106,14 @@ def scorecard_entry(result: ScorerResult) -> dict[str, Any]:
             "mode": result.mode,
             "status": result.status,
             "skip_code": result.skip_code,
-            "reason": result.reason,
+            "reason": None if result.reason is None else utf8_text(result.reason),
         }
     return {
         "id": result.id,
         "mode": result.mode,
         "status": result.status,
         "metrics": rounded_metrics(result.metrics),
-        "failures": list(result.failures),
-        "notes": list(result.notes),
+        "failures": [utf8_text(line) for line in result.failures],
+        "notes": [utf8_text(line) for line in result.notes],
         "detail": round_detail(result.detail),
     }

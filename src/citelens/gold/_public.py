@@ -151,8 +151,7 @@ def compute_gate(
         raise invalid()
     base = None if baseline is None else _gate.gate_baseline(baseline)
     name = as_optional_text(baseline_name)
-    if not isinstance(tolerances, _gate.Tolerances):
-        raise invalid()
+    checked = _gate.checked_tolerances(tolerances)
     flags = as_flag(enforced), as_flag(compare)
     digest = as_text(dataset_digest)
     plain = [entry for entry in entries if entry is not None]
@@ -161,7 +160,7 @@ def compute_gate(
             plain,
             base,
             name,
-            tolerances,
+            checked,
             enforced=flags[0],
             dataset_digest=digest,
             compare=flags[1],

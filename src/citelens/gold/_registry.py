@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from citelens.gold._guard import as_text
+
 __all__ = ["METRICS", "SCORERS", "MetricSpec", "metric_spec", "scorer_metrics"]
 
 SCORERS: tuple[str, ...] = (
@@ -32,7 +34,7 @@ class MetricSpec:
     @property
     def qualified(self) -> str:
         """``<scorer>.<metric>``."""
-        return f"{self.scorer}.{self.name}"
+        return as_text(self.scorer) + "." + as_text(self.name)  # GoldError unless texts
 
 
 def _m(scorer: str, name: str, kind: str, direction: str = "none", gate: str = "no") -> MetricSpec:

@@ -10,6 +10,7 @@ from typing import Any
 from citelens.gold._cases import VERDICT_SCALE
 from citelens.gold._metrics import display_delta, display_value
 from citelens.gold._registry import metric_spec
+from citelens.gold._ws import trim_ws
 
 __all__ = [
     "console_comparison",
@@ -209,7 +210,7 @@ def render_markdown(card: Mapping[str, Any]) -> str:
                 lines.append(f"- … and {len(failures) - 50} more failure(s)")
     gate = card.get("gate") or {}
     if gate:
-        lines += ["", f"**gate**: {console_gate_line(gate).strip()[len('gate: ') :]}"]
+        lines += ["", f"**gate**: {trim_ws(console_gate_line(gate))[len('gate: ') :]}"]
     return "\n".join(lines) + "\n"
 
 

@@ -30,6 +30,7 @@ from citelens.gold._outputs import (
     card_json,
     results_not_written,
     scorecard_entry,
+    utf8_text,
     write_text,
 )
 from citelens.gold._registry import SCORERS
@@ -234,14 +235,8 @@ def _options(
 
 
 def _utf8(label: str) -> str:
-    # The label is written to JSON and Parquet as UTF-8: an argument or variable that was not
-    # UTF-8 on the command line arrives with its bytes escaped (U+DC80-U+DCFF) and is read back
-    # as those bytes, each undecodable one as U+FFFD; other lone surrogates become "?".
-    try:
-        raw = label.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        raw = label.encode("utf-8", "replace")
-    return raw.decode("utf-8", "replace")
+    # The label is written to JSON and Parquet as UTF-8 (the rule of utf8_text)
+    return utf8_text(label)
 
 
 def _run_model(opts: _Options, adapter: LoadedAdapter, env: Mapping[str, str]) -> str | None:

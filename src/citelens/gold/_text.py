@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from citelens.gold._citations import GROUP, NUMLIST, WS, WS_STRIP, normalise_citations
+from citelens.gold._citations import GROUP, NUMLIST, WS, normalise_citations
 from citelens.gold._grounding import neg_norm
+from citelens.gold._ws import trim_ws
 
 __all__ = ["STOP", "content", "sentences", "stem", "strip_markers", "tokens"]
 
@@ -195,11 +196,11 @@ def sentences(text: str) -> list[str]:
         if e == len(text):
             continue  # a run that ends the text is never a boundary
         if s in two_lf or (term is not None and _closes_sentence(text, term)):
-            piece = text[start:s].strip(WS_STRIP)
+            piece = trim_ws(text[start:s])
             if piece:
                 out.append(piece)
             start = e
-    last = text[start:].strip(WS_STRIP)
+    last = trim_ws(text[start:])
     if last:
         out.append(last)
     return out
@@ -225,5 +226,5 @@ def content(s: str) -> set[str]:
 def strip_markers(s: str) -> str:
     """The clean claim text: numeric markers removed, author-year prose kept."""
     text = _GROUP_WITH_WS.sub("", normalise_citations(s + " "))
-    text = _WS_RUN.sub(" ", text).strip(WS_STRIP)
+    text = trim_ws(_WS_RUN.sub(" ", text))
     return _SPACE_BEFORE_PUNCT.sub("", text)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from citelens.review._common import AGREEMENT_SCHEMA, entry_point, error
+from citelens.review._common import AGREEMENT_SCHEMA, entry_point, error, record, still_valid
 
 __all__ = [
     "DisagreementReason",
@@ -36,6 +36,7 @@ def _nonblank(value: object) -> bool:
     return type(value) is str and bool(value.strip())
 
 
+@record
 @dataclass(frozen=True)
 class ReviewerDecision:
     """One reviewer's label for one case (identifiers are pseudonymous, used for grouping)."""
@@ -186,7 +187,7 @@ def reviewer_agreement_report(
             raise error("invalid_decision_record")
         if done:
             break
-        if type(item) is not ReviewerDecision:
+        if type(item) is not ReviewerDecision or not still_valid(item):
             raise error("invalid_decision_record")
         pair = (item.case_id, item.reviewer_id)
         if pair in seen:

@@ -51,9 +51,11 @@ __all__ = [
     "is_text",
     "keyed",
     "keyed_digest",
+    "record",
     "refused",
     "set_field",
     "sha256_ref",
+    "still_valid",
     "tuple_of",
     "unique_object",
 ]
@@ -356,6 +358,50 @@ def tuple_of(value: object, kind: type, low: int, high: int) -> tuple[Any, ...] 
 def set_field(obj: object, name: str, value: object) -> None:
     """Store a normalised field on a frozen dataclass from its ``__post_init__``."""
     object.__setattr__(obj, name, value)
+
+
+_RECORDS: dict[type, frozenset[str]] = {}
+_RECORD_DEPTH = 3  # mapping > entry > assignment, packet > candidate: the deepest nesting
+
+
+def record(cls: type[T]) -> type[T]:
+    """Register a validating record class of this module for :func:`still_valid`, with the
+    names of its ``tuple[...]`` fields (constructors store every sequence as a tuple)."""
+    fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    _RECORDS[cls] = frozenset(
+        name for name, spec in fields.items() if str(spec.type).startswith("tuple[")
+    )
+    return cls
+
+
+def still_valid(value: object, depth: int = 0) -> bool:
+    """Whether a registered record (and every registered record inside it) still passes its
+    constructor's validation.
+
+    Frozen dataclasses can still be changed after construction (``object.__setattr__``); a
+    record changed that way is caller input like any other, so the public functions check it
+    again at their boundary instead of trusting its type (issue 10, as support and minimality
+    do for their typed records). A sequence field must still be the exact tuple the
+    constructor stored, and inner records are checked first, so the outer validation only
+    reads values of checked types (no caller ``__iter__``, ``__hash__`` or ``__eq__`` runs).
+    Only exact registered types are recursed into and the depth is bounded (a cycle ends).
+    """
+    tuple_fields = _RECORDS.get(type(value))
+    if tuple_fields is None or depth > _RECORD_DEPTH:
+        return False
+    for name in value.__dataclass_fields__:  # type: ignore[attr-defined]
+        field = getattr(value, name)
+        if name in tuple_fields and type(field) is not tuple:
+            return False
+        for child in field if type(field) is tuple else (field,):
+            if type(child) in _RECORDS and not still_valid(child, depth + 1):
+                return False
+    valid = True
+    try:
+        value.__post_init__()  # type: ignore[attr-defined]
+    except SummaryReviewError:
+        valid = False
+    return valid
 
 
 class DuplicateKey(ValueError):

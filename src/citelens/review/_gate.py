@@ -58,9 +58,28 @@ class GateCheck:
 
 
 def gate_passed(checks: Iterable[GateCheck]) -> bool:
-    """At least one check, and every check passed."""
-    items = list(checks)
-    return bool(items) and all(check.passed for check in items)
+    """At least one check, and every check passed (review.md §11.1).
+
+    Fails closed and never raises: anything other than an iterable of exact
+    :class:`GateCheck` objects whose ``passed`` is exactly ``True`` is not a pass (an item of
+    another type, a truthy non-bool verdict, a caller iterable that raises while being read).
+    Reading stops at the first check that did not pass.
+    """
+
+    def verdict() -> bool:
+        seen = False
+        for check in checks:
+            if type(check) is not GateCheck or check.passed is not True:
+                return False
+            seen = True
+        return seen
+
+    result = False
+    try:
+        result = verdict()
+    except Exception:  # the caller's iterable (iter/next) raised: nothing passed
+        result = False
+    return result
 
 
 _INPUT_FAILURE = (GateCheck("summary_input", False, "invalid_evaluation_input", {}),)
@@ -271,7 +290,11 @@ def _evaluate(
     a mismatching import, or a contract error of support, summary citations, minimality or
     leakage for these inputs)."""
     if review_import is not None:
-        if type(review_import) is not ImportedSummaryReview or adjudications is not None:
+        if (
+            type(review_import) is not ImportedSummaryReview
+            or adjudications is not None
+            or not review_import.still_valid()
+        ):
             return None
         if not review_import.matches(claims, evidence, summary=summary, source=source):
             return None

@@ -116,6 +116,12 @@ class ImportedSummaryReview:
         if not self._valid():
             raise error("invalid_review_result")
 
+    def still_valid(self) -> bool:
+        """Whether the fields still pass the constructor's validation: a frozen object can be
+        changed after construction (``object.__setattr__``), so :meth:`matches` and the gate
+        check again before they read it."""
+        return self._valid()
+
     def _valid(self) -> bool:
         # Only exact types are compared, so no caller object's __eq__ or __hash__ runs here.
         if type(self.evidence_kind) is not str or self.evidence_kind not in EVIDENCE_KINDS:
@@ -176,7 +182,10 @@ class ImportedSummaryReview:
         (review.md §8); an unexpected exception raises :class:`~citelens.errors.InternalError`.
         """
         return attempt(
-            lambda: bool(refused(lambda: self._matches(claims, evidence, summary, source)))
+            lambda: (
+                self.still_valid()
+                and bool(refused(lambda: self._matches(claims, evidence, summary, source)))
+            )
         )
 
     def _matches(self, claims: Any, evidence: Any, summary: Any, source: Any) -> bool:

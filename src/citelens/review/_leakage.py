@@ -14,6 +14,7 @@ from citelens.review._common import entry_point, error, is_row_collection
 __all__ = ["LeakageCheck", "check_identifier_leakage"]
 
 _SURFACE_LIMIT = 10_000
+_RUN = re.compile(r"\w+")  # a maximal run of word characters (the \w of the leak pattern)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
 
@@ -67,8 +68,16 @@ def check_identifier_leakage(text: str, protected_surfaces: Sequence[str]) -> Le
         if normalised:
             surfaces[normalised] = None
     haystack = _normalise(text)
+    # Every maximal run of word characters of a leaking surface is also a maximal run of the
+    # text: inside the match it is bounded by literal non-word characters, by whitespace
+    # (\s+) or by the (?<!\w) / (?!\w) ends of the pattern. A surface with a run the text
+    # lacks cannot leak, so it is decided by a set lookup instead of a scan of the whole text
+    # (only surfaces that may leak are searched: S surfaces over a long text are not S scans).
+    runs = frozenset(_RUN.findall(haystack))
     leaked: list[str] = []
     for surface in surfaces:
+        if not runs.issuperset(_RUN.findall(surface)):
+            continue
         pattern = r"(?<!\w)" + r"\s+".join(re.escape(word) for word in surface.split()) + r"(?!\w)"
         if re.search(pattern, haystack) is not None:
             leaked.append("sha256:" + hashlib.sha256(surface.encode("utf-8")).hexdigest())

@@ -27,7 +27,9 @@ from citelens.review._common import (
     is_digest,
     is_public_ref,
     keyed_digest,
+    record,
     set_field,
+    still_valid,
     tuple_of,
 )
 
@@ -69,6 +71,7 @@ def _mapping_shape(document: object) -> bool:
     )
 
 
+@record
 @dataclass(frozen=True)
 class IdentityAssignment:
     """Private: which candidate identity sits behind one alias of one case."""
@@ -101,6 +104,7 @@ class IdentityAssignment:
         }
 
 
+@record
 @dataclass(frozen=True)
 class MappingEntry:
     """Private: the alias assignments of one case, in slot order."""
@@ -131,6 +135,7 @@ class MappingEntry:
         }
 
 
+@record
 @dataclass(frozen=True)
 class SealedIdentityMapping:
     """The identity-bearing mapping of a packet set and its HMAC commitment.
@@ -272,7 +277,7 @@ def mapping_commitment(key: bytes, payload: dict[str, Any]) -> str:
 @entry_point
 def validate_packet_balance(mapping: SealedIdentityMapping) -> PacketBalance:
     """Count how often each identity occupies each alias slot (review.md §4.5)."""
-    if type(mapping) is not SealedIdentityMapping:
+    if type(mapping) is not SealedIdentityMapping or not still_valid(mapping):
         raise error("mapping: invalid_mapping")
     first = mapping.entries[0]
     count = len(first.assignments)

@@ -30,7 +30,9 @@ from citelens.review._common import (
     is_public_ref,
     is_text,
     keyed,
+    record,
     set_field,
+    still_valid,
     tuple_of,
 )
 from citelens.review._mapping import (
@@ -61,8 +63,10 @@ _QUESTION_LIMIT = 500
 
 def _as_tuple(value: object, limit: int) -> tuple[Any, ...] | None:
     """``value`` as a tuple of at most ``limit + 1`` items, or ``None`` if it cannot be read."""
-    if isinstance(value, tuple):
+    if type(value) is tuple:
         return value
+    # A tuple subclass is caller code (its __iter__ or __len__ may raise): read it like any
+    # other iterable, through the guard below.
     if isinstance(value, (str, bytes, bytearray, Mapping)) or value is None:
         return None
     failed = False
@@ -80,6 +84,7 @@ def _as_tuple(value: object, limit: int) -> tuple[Any, ...] | None:
 # Records (§4.1)
 
 
+@record
 @dataclass(frozen=True)
 class RubricCriterion:
     """One rubric question with an integer score range (at most 4 points wide, within 0–10)."""
@@ -116,6 +121,7 @@ class RubricCriterion:
         }
 
 
+@record
 @dataclass(frozen=True)
 class SourceEvidence:
     """One source excerpt shown to reviewers, keyed by its evidence reference."""
@@ -137,6 +143,7 @@ class SourceEvidence:
         return {"content": self.content, "evidence_ref": self.evidence_ref}
 
 
+@record
 @dataclass(frozen=True)
 class ComparisonCase:
     """One case: its source excerpts and the candidate outputs keyed by candidate identity."""
@@ -187,6 +194,7 @@ class ComparisonCase:
         return "ComparisonCase(<redacted>)"
 
 
+@record
 @dataclass(frozen=True)
 class ConflictOfInterest:
     """The reviewer's conflict-of-interest declaration (``cleared`` or ``recused``)."""
@@ -215,6 +223,7 @@ class ConflictOfInterest:
         }
 
 
+@record
 @dataclass(frozen=True)
 class BlindedCandidate:
     """One candidate output under its blinded alias ``candidate-a`` … ``candidate-z``."""
@@ -236,6 +245,7 @@ class BlindedCandidate:
         return {"alias": self.alias, "content": self.content}
 
 
+@record
 @dataclass(frozen=True)
 class BlindedPacket:
     """The packet one reviewer receives for one case: no candidate identity inside."""
@@ -392,7 +402,9 @@ def render_blinded_packets(
         raise error("holdout_commitment_digest: invalid_digest")
     if not is_key(randomization_key):
         raise error("randomization_key: invalid_key")
-    if type(conflict_of_interest) is not ConflictOfInterest:
+    if type(conflict_of_interest) is not ConflictOfInterest or not still_valid(
+        conflict_of_interest
+    ):
         raise error("conflict_of_interest: invalid_metadata")
     if conflict_of_interest.status != "cleared":
         raise error("conflict_of_interest: reviewer_recused")
@@ -400,7 +412,7 @@ def render_blinded_packets(
     if (
         not case_tuple
         or len(case_tuple) > MAX_ROWS
-        or not all(type(c) is ComparisonCase for c in case_tuple)
+        or not all(type(c) is ComparisonCase and still_valid(c) for c in case_tuple)
     ):
         raise error("cases: invalid_sequence")
     if len({c.case_ref for c in case_tuple}) != len(case_tuple):
@@ -409,7 +421,7 @@ def render_blinded_packets(
     if (
         not rubric_tuple
         or len(rubric_tuple) > 8
-        or not all(type(r) is RubricCriterion for r in rubric_tuple)
+        or not all(type(r) is RubricCriterion and still_valid(r) for r in rubric_tuple)
     ):
         raise error("rubric: invalid_sequence")
     if len({r.criterion_ref for r in rubric_tuple}) != len(rubric_tuple):
@@ -509,13 +521,13 @@ def verify_sealed_identity_mapping(
     """Check a packet set against its sealed identity mapping (review.md §4.4)."""
     if not is_key(randomization_key):
         raise error("randomization_key: invalid_key")
-    if type(mapping) is not SealedIdentityMapping:
+    if type(mapping) is not SealedIdentityMapping or not still_valid(mapping):
         raise error("mapping: invalid_mapping")
     packet_tuple = _as_tuple(packets, MAX_ROWS)
     if (
         not packet_tuple
         or len(packet_tuple) > MAX_ROWS
-        or not all(type(p) is BlindedPacket for p in packet_tuple)
+        or not all(type(p) is BlindedPacket and still_valid(p) for p in packet_tuple)
     ):
         return MappingAudit(valid=False, reason_codes=("invalid_packet_set",), packet_count=0)
     reasons: list[str] = []

@@ -11,13 +11,14 @@ from typing import Any
 from citelens.gold._cases import VERDICT_SCALE
 from citelens.gold._citations import detect_citations
 from citelens.gold._text import strip_markers
+from citelens.gold._ws import normalise_label, trim_ws
 from citelens.gold.adapters._transport import JsonTransport, token_totals_from
 
 __all__ = ["ABSTAIN_REPLY", "OpenAIAdapter"]
 
 ABSTAIN_REPLY = "The answer is not in the provided context."
-_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```\s*\Z", re.DOTALL)
-_LABEL_SEP = re.compile(r"[\s\-]+")
+_FENCE = "```"
+_INFO = re.compile("[A-Za-z0-9_-]*")  # anchored by match(), no backtracking: linear
 
 _DEFINITIONS = (
     "strong_support: a narrative sentence of the document states the claim, and the claim asks "
@@ -53,12 +54,27 @@ def _env_first(env: Mapping[str, str], *names: str) -> str | None:
     return None
 
 
+def _unfenced(text: str) -> str:
+    # One surrounding Markdown fence (§8.6): "```", an info string of [A-Za-z0-9_-], the body,
+    # "```". Slicing, not a regex: the former pattern's lazy body before `\s*```\s*\Z` was cubic
+    # in a WS run (2,000 spaces after "```" took 10 s), and the reply is the model's text.
+    if len(text) < 2 * len(_FENCE) or not (text.startswith(_FENCE) and text.endswith(_FENCE)):
+        return text
+    inner = text[len(_FENCE) : -len(_FENCE)]
+    info = _INFO.match(inner)
+    return trim_ws(inner[info.end() if info else 0 :])
+
+
 def _parse_json_content(content: str) -> Any:
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced is not None:
-        text = fenced.group(1).strip()
-    return json.loads(text)
+    """The JSON value of a reply: trimmed of WS, one surrounding fence removed, ``json.loads``.
+    Raises ``ValueError`` when it is not JSON, including JSON nested beyond what ``json`` can
+    decode (its ``RecursionError``: a reply that cannot be read is unparsable, §8.6)."""
+    text = _unfenced(trim_ws(content))
+    try:
+        return json.loads(text)
+    except RecursionError:
+        pass  # raised below, outside the handler, so that nothing is chained
+    raise ValueError("unparsable model output")
 
 
 class OpenAIAdapter:
@@ -180,9 +196,7 @@ class OpenAIAdapter:
             parsed = _parse_json_content(raw)
         except ValueError:
             parsed = None
-        label: str | None = None
-        if isinstance(parsed, Mapping) and isinstance(parsed.get("verdict"), str):
-            label = _LABEL_SEP.sub("_", parsed["verdict"].strip().lower())
+        label = normalise_label(parsed.get("verdict")) if isinstance(parsed, Mapping) else None
         if not isinstance(parsed, Mapping) or label not in VERDICT_SCALE:
             return (
                 {
@@ -239,7 +253,7 @@ class OpenAIAdapter:
             + context
         )
         content, _usage = self._chat(system, user, json_mode=False)
-        return content.strip()
+        return trim_ws(content)
 
     def reset_timing(self) -> None:
         """Start a new latency sample."""

@@ -8,6 +8,7 @@ logical call (the final attempt) and the responses' ``usage`` mappings.
 from __future__ import annotations
 
 import json
+import math
 import time
 import urllib.error
 import urllib.request
@@ -40,9 +41,15 @@ def _seconds(text: str) -> float:
 
 
 def _num(value: object) -> int:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return int(value)
-    return 0
+    # a response's usage count; JSON allows Infinity and NaN (int() of them raises) and numbers
+    # of any size (the history column is int64): anything but a finite real within int64
+    # counts as absent
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    count = int(value)
+    return count if -(2**63) < count < 2**63 else 0
 
 
 def token_totals_from(usages: list[Mapping[str, Any]]) -> dict[str, int]:
@@ -143,8 +150,8 @@ class JsonTransport:
         parse_ok = True
         try:
             parsed = json.loads(attempt.body.decode("utf-8-sig"))
-        except (ValueError, UnicodeDecodeError):
-            parse_ok = False
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            parse_ok = False  # RecursionError: nested deeper than json can decode, not JSON to us
         if not 200 <= status < 300:
             if parse_ok and isinstance(parsed, Mapping) and isinstance(parsed.get("error"), str):
                 raise AdapterHTTPError(parsed["error"])

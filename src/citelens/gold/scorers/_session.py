@@ -49,7 +49,8 @@ class ScorerResult:
     @property
     def ran(self) -> bool:
         """True when the scorer ran (passed or failed)."""
-        return self.status in ("passed", "failed")
+        # exact text only: `in` would run a str subclass's __eq__ (a hand-built result)
+        return type(self.status) is str and self.status in ("passed", "failed")
 
 
 def compact(value: object) -> str:

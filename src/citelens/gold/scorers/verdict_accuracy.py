@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import copy
-import re
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from citelens.gold._adapters import LoadedAdapter
 from citelens.gold._cases import CitationKey, GoldDataset, QACase, canonical_key
 from citelens.gold._metrics import Confusion, mean, passage_status
+from citelens.gold._ws import normalise_label
 from citelens.gold.scorers._session import ScorerResult, Session, finish, pre_skip, skip
 
 __all__ = ["normalise_label", "score_verdict_accuracy"]
@@ -20,15 +21,6 @@ _GUARD_PHRASES = (
     "no explicit textual statement was found",
     "no explicit textual support found",
 )
-_LABEL_SEP = re.compile(r"[\s\-]+")
-
-
-def normalise_label(value: object) -> str | None:
-    """A predicted verdict label: stripped, lowercased, spaces/hyphens → ``_`` (§3.4)."""
-    if not isinstance(value, str):
-        return None
-    label = _LABEL_SEP.sub("_", value.strip().lower())
-    return label or None
 
 
 def _analysis(resp: Mapping[str, Any], doc_name: str) -> Mapping[str, Any] | None:
@@ -56,11 +48,23 @@ def _quote(passage: object) -> str:
     return ""
 
 
+def _count(value: object) -> int | None:
+    # a token count from the system's response: JSON gives Infinity, NaN (int() of them raises)
+    # and integers of any size (the history column is int64); those count as absent
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    count = int(value)
+    return count if -(2**63) < count < 2**63 else None
+
+
 def _usage_counts(usage: Mapping[str, Any]) -> dict[str, int]:
     def num(*values: object) -> int:
         for v in values:
-            if isinstance(v, int | float) and not isinstance(v, bool):
-                return int(v)
+            count = _count(v)
+            if count is not None:
+                return count
         return 0
 
     def nested(name: str) -> object:
@@ -74,12 +78,8 @@ def _usage_counts(usage: Mapping[str, Any]) -> dict[str, int]:
         nested("completion_tokens_details"),
         nested("output_tokens_details"),
     )
-    total_raw = usage.get("total_tokens")
-    total = (
-        int(total_raw)
-        if isinstance(total_raw, int | float) and not isinstance(total_raw, bool)
-        else inp + out
-    )
+    total_raw = _count(usage.get("total_tokens"))
+    total = total_raw if total_raw is not None else inp + out
     return {"input": inp, "output": out, "reasoning": reasoning, "total": total}
 
 
