@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "CitationOrdering": "citelens.ordering",
     "CitationOrderingError": "citelens.errors",
     "CitationSupportError": "citelens.errors",
+    "CollectionLike": "citelens.types",
     "CitationSupportReport": "citelens.support",
     "CitelensError": "citelens.errors",
     "ClinicianAdjudication": "citelens.support",
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "GoldError": "citelens.errors",
     "ImportedSummaryReview": "citelens.review",
     "Limits": "citelens.limits",
+    "PathLike": "citelens.types",
     "LimitsError": "citelens.errors",
     "REASON_CODES": "citelens.support",
     "ReviewBinding": "citelens.review",
@@ -48,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "SummaryCitationReport": "citelens.summary_citations",
     "SummaryReviewError": "citelens.errors",
     "SupportTables": "citelens.support",
+    "TableLike": "citelens.types",
     "TOKENIZER_UNICODE_VERSION": "citelens.minimality",
     "assert_summary_citation_gate": "citelens.summary_citations",
     "build_summary_citation_report": "citelens.summary_citations",
@@ -81,11 +84,12 @@ _SUBMODULES = frozenset(
         "gold",
         "io",
         "cli",
+        "types",
     }
 )
 
 if TYPE_CHECKING:  # static names for type checkers; nothing is imported at run time
-    from citelens import errors
+    from citelens import errors, types
     from citelens.errors import (
         CitationMinimalityError,
         CitationOrderingError,
@@ -152,6 +156,7 @@ if TYPE_CHECKING:  # static names for type checkers; nothing is imported at run 
         SupportTables,
         compute_citation_support_metrics,
     )
+    from citelens.types import CollectionLike, PathLike, TableLike
 
 __all__ = [
     "ADJUDICATION_LABELS",
@@ -176,12 +181,14 @@ __all__ = [
     "CitelensError",
     "ClinicianAdjudication",
     "ClinicianAdjudicationMetrics",
+    "CollectionLike",
     "DeterministicSpanChecks",
     "EvidenceSpan",
     "GoldError",
     "ImportedSummaryReview",
     "Limits",
     "LimitsError",
+    "PathLike",
     "ReviewBinding",
     "SealedSummaryReview",
     "SummaryCitationError",
@@ -190,6 +197,7 @@ __all__ = [
     "SummaryCitationReport",
     "SummaryReviewError",
     "SupportTables",
+    "TableLike",
     "__version__",
     "assert_summary_citation_gate",
     "build_summary_citation_report",
@@ -208,6 +216,7 @@ __all__ = [
     "reviewer_agreement_report",
     "summary_citation_metadata",
     "tokenize",
+    "types",
 ]
 
 

@@ -1,5 +1,5 @@
 """``python -m citelens``."""
 
-from citelens.cli import main
+from citelens.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -1,8 +1,12 @@
 """Error classes shared by every citelens module.
 
 Every error carries a fixed message (``str(e) == e.args[0]``) built only from fixed text, and a
-``category`` word from :data:`ERROR_CATEGORIES`. Errors are never chained: raise them outside
-the ``except`` block that caught a foreign exception, so no input value reaches a traceback.
+``category`` word from :data:`ERROR_CATEGORIES`. The message is the contract's (the conformance
+vectors fix it); ``detail``, when set, is a second fixed text naming the cause more precisely
+(``claims file not found``, ``claims JSONL line 17 is not a JSON object``): positions may appear
+in it, input values and paths never. The CLI prints the detail in place of the message.
+Errors are never chained: raise them outside the ``except`` block that caught a foreign
+exception, so no input value reaches a traceback.
 """
 
 from __future__ import annotations
@@ -44,15 +48,17 @@ class CitelensError(Exception):
     """Base class of every citelens error: a fixed message and a fixed category."""
 
     category: str
+    detail: str | None
 
-    def __init__(self, message: str, category: str = "input") -> None:
+    def __init__(self, message: str, category: str = "input", detail: str | None = None) -> None:
         if category not in ERROR_CATEGORIES:
             category = "input"
         super().__init__(message)
         self.category = category
+        self.detail = detail
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.args[0], self.category))
+        return (type(self), (self.args[0], self.category, self.detail))
 
 
 class InternalError(CitelensError, RuntimeError):
@@ -62,8 +68,8 @@ class InternalError(CitelensError, RuntimeError):
     the category is ``internal`` and the CLI exits with code 3.
     """
 
-    def __init__(self, message: str, category: str = "internal") -> None:
-        super().__init__(message, category)
+    def __init__(self, message: str, category: str = "internal", detail: str | None = None) -> None:
+        super().__init__(message, category, detail)
 
     @classmethod
     def of(cls, exc: BaseException) -> InternalError:

@@ -90,7 +90,8 @@ def test_bad_input_stays_exit_2(tmp_path: pathlib.Path, capsys: pytest.CaptureFi
     (tmp_path / "claims.parquet").write_bytes(b"not a parquet file")
     code = main(["corpus", "support", str(tmp_path), "--out", str(tmp_path / "out")])
     assert code == 2
-    assert capsys.readouterr().err == "citelens: error [input]: claims input could not be read\n"
+    # the CLI shows the reader's detail in place of "claims input could not be read"
+    assert capsys.readouterr().err == "citelens: error [input]: claims file is not valid Parquet\n"
 
 
 def test_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

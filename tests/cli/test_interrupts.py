@@ -29,7 +29,12 @@ OUTPUTS = ("documents.parquet", "edges.parquet", "summary.json", "summary.md")
 
 
 def _command(source: pathlib.Path, out: pathlib.Path) -> list[str]:
-    return [sys.executable, "-m", "citelens", "corpus", "support", str(source), "--out", str(out)]
+    # --no-progress: stderr holds only the interrupt line (the phase lines are tested in
+    # tests/cli/test_progress.py, with an interrupt too)
+    return [
+        *[sys.executable, "-m", "citelens", "corpus", "support", str(source)],
+        *["--out", str(out), "--no-progress"],
+    ]
 
 
 def _environment(base: pathlib.Path) -> dict[str, str]:

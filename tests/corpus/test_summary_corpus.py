@@ -742,7 +742,16 @@ def test_kernel_failure_is_internal_not_input(
     assert info.value.category == "internal"
     assert info.value.args == ("internal error (FloatingPointError)",)
     assert info.value.__cause__ is None and info.value.__context__ is None
-    code = main(["corpus", "summary-citations", str(folder), "--out", str(tmp_path / "out")])
+    code = main(
+        [
+            "corpus",
+            "summary-citations",
+            str(folder),
+            "--out",
+            str(tmp_path / "out"),
+            "--no-progress",
+        ]
+    )
     assert code == 3
     err = capsys.readouterr().err
     assert err == "citelens: error [internal]: internal error (FloatingPointError)\n"

@@ -34,7 +34,20 @@ def test_corpus_support_strict_fails_on_no_claims(
     # without --strict the run succeeds: one document, evaluated, nothing to check
     assert main(["corpus", "support", str(evidence_only), "--out", str(out)]) == 0
     capsys.readouterr()
-    assert main(["corpus", "support", str(evidence_only), "--out", str(out), "--strict"]) == 1
+    assert (
+        main(
+            [
+                "corpus",
+                "support",
+                str(evidence_only),
+                "--out",
+                str(out),
+                "--strict",
+                "--no-progress",
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert err.splitlines() == [
         "citelens: corpus citation-support gate failed: no claims evaluated, no citations evaluated"

@@ -90,8 +90,10 @@ def test_two_argument_functions(name: str) -> None:
     fuzz()
 
 
+# identity, not `a == b`: `==` on two shared-reference values (_fuzz._shared, 40 levels) walks
+# 2**40 paths, the caller's own exponential code, which hung a full-suite run
 _MATCHERS = st.one_of(
-    st.sampled_from([gold.claim_match, lambda a, b: a == b, lambda a, b: Hostile(), None, 3]),
+    st.sampled_from([gold.claim_match, lambda a, b: a is b, lambda a, b: Hostile(), None, 3]),
     st.builds(Hostile),  # raises when called (a sampled Hostile would break Hypothesis itself)
 )
 

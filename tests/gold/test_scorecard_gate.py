@@ -119,7 +119,11 @@ def test_ci_round_trip(
     code, out, card = _run(monkeypatch, capsys, "worse", "--online", "--ci")
     assert code == 1
     assert "      verdict-accuracy.verdict_exact           ▼ -50.00pp  REGRESSION" in out
-    assert out.rstrip().endswith("gate: FAIL — 0 scorer failure(s), 1 regression(s), 0 unmeasured")
+    # the console's gate line (stdout), then the one stderr line of a failed check (issue 11)
+    assert out.rstrip().endswith(
+        "gate: FAIL — 0 scorer failure(s), 1 regression(s), 0 unmeasured\n"
+        "citelens: gold gate failed: 0 scorer failure(s), 1 regression(s), 0 unmeasured"
+    )
     assert card["gate"]["passed"] is False and card["gate"]["regressions"] == 1
     # the same drop within a tolerance passes
     code, out, _ = _run(

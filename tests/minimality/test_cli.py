@@ -45,6 +45,7 @@ def test_files_written(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str
             str(target / "r.md"),
             "--parquet",
             str(target / "r.parquet"),
+            "--mkdir",  # nested/out is missing: an error without --mkdir (issue 11)
         ]
     )
     assert code == 0

@@ -97,6 +97,7 @@ def test_cli_completes_and_exits_like_the_other_corpus_modes(
         pq.write_table(table, folder / f"{role}.parquet")
     out = tmp_path / "out"
     argv = ["corpus", "minimality", str(folder), "--out", str(out), "--batch-documents", "1"]
+    argv.append("--no-progress")  # stderr holds only the gate line (phase lines are silenced)
     line = "documents: 4 (evaluated 0, failed 4); citations: 0, flagged 0\n"
     assert main(argv) == 0
     captured = capsys.readouterr()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from citelens.cli import _review as review_cli
+from citelens.cli import _run_review as review_cli
 from citelens.cli import main
 from citelens.review import (
     MAX_PRIVATE_JSON,

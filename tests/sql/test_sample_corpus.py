@@ -25,10 +25,19 @@ REF = re.compile(r"(release-2026-10|release-2026-11|rag-regression)/sha256:[0-9a
 def test_committed_files_are_what_the_generator_writes(tmp_path: pathlib.Path) -> None:
     gen = load_generator()
     assert gen.main(["--out", str(tmp_path)]) == 0
+    same_writer = True
     for role in ROLES:
-        committed = (SAMPLE_CORPUS / f"{role}.parquet").read_bytes()
-        assert (tmp_path / f"{role}.parquet").read_bytes() == committed, role
-    assert gen.main(["--check"]) == 0
+        committed, written = SAMPLE_CORPUS / f"{role}.parquet", tmp_path / f"{role}.parquet"
+        # Parquet bytes depend on the writer (its version string, its codec build): the table
+        # must match on every pyarrow (the floors job runs an older one), the bytes on the
+        # pyarrow that wrote the committed files
+        assert pq.read_table(written).equals(pq.read_table(committed), check_metadata=True), role
+        writers = (pq.read_metadata(written).created_by, pq.read_metadata(committed).created_by)
+        same_writer = same_writer and writers[0] == writers[1]
+        if same_writer:
+            assert written.read_bytes() == committed.read_bytes(), role
+    if same_writer:
+        assert gen.main(["--check"]) == 0  # --check compares bytes
 
 
 def test_small_and_well_formed() -> None:

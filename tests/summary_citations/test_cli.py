@@ -84,6 +84,7 @@ def test_all_outputs_written(tmp_path: pathlib.Path, capsys: pytest.CaptureFixtu
             str(out_dir / "r.md"),
             "--parquet",
             str(out_dir / "r.parquet"),
+            "--mkdir",  # out/nested is missing: an error without --mkdir (issue 11)
         ]
     )
     out, err = capsys.readouterr()
@@ -102,7 +103,8 @@ def test_all_outputs_written(tmp_path: pathlib.Path, capsys: pytest.CaptureFixtu
     ("claims_name", "message"),
     [
         ("claims.txt", "citelens: error [input]: claims file type is not supported\n"),
-        ("missing.jsonl", "citelens: error [input]: claims file could not be read\n"),
+        # the reader's detail in place of "claims file could not be read" (issue 11)
+        ("missing.jsonl", "citelens: error [input]: claims file not found\n"),
     ],
 )
 def test_bad_input_exit_two(

@@ -102,6 +102,7 @@ def test_outputs(
         str(out / "tables"),
         "--pseudonym-key-file",
         str(key_file),
+        "--mkdir",  # out/nested does not exist: without --mkdir that is an error (issue 11)
     ]
     assert cli(args) == 0
     assert capsys.readouterr().out == ""  # outputs named: nothing on stdout
@@ -178,7 +179,8 @@ def test_missing_file(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
     missing = str(tmp_path / f"{CANARY_ID}" / "claims.parquet")
     assert cli(["support", "--claims", missing]) == 2
     err = capsys.readouterr().err
-    assert err == "citelens: error [collection]: claim collection must be an iterable of records\n"
+    # the CLI shows the reader's detail in place of the contract's message (issue 11)
+    assert err == "citelens: error [collection]: claims file not found\n"
 
 
 def test_limits_options(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,6 +17,7 @@ import argparse
 import importlib
 import signal
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
@@ -35,9 +36,73 @@ from citelens.cli._common import (
 )
 from citelens.errors import CitelensError, InternalError
 
-__all__ = ["build_parser", "main", "usage_message"]
+__all__ = ["add_ci_flag", "build_parser", "command_help", "entry", "main", "usage_message"]
 
 Run = Callable[[argparse.Namespace], int]
+
+# The exit codes every command shares; a command states its own 0 and, when it has a check, 1.
+_EXIT_INPUT_TEXT = "bad input or usage: one fixed-category line on stderr (never a value or path)"
+_EXIT_INTERNAL_TEXT = "internal error (a bug or a broken environment, never bad input)"
+_WIDTH = 78
+
+
+def _block(title: str, text: str) -> str:
+    # never break an option name such as --pseudonym-key-file at its hyphens
+    lines = textwrap.wrap(text, _WIDTH - 2, break_on_hyphens=False) or [""]
+    return title + ":\n" + "\n".join("  " + line for line in lines)
+
+
+def command_help(
+    summary: str,
+    details: str = "",
+    *,
+    reads: str,
+    writes: str,
+    ok: str,
+    failed: str | None = None,
+    bad_input: str = _EXIT_INPUT_TEXT,
+    example: str,
+) -> dict[str, Any]:
+    """The ``add_parser`` keywords of a command's ``--help``, one layout for every command: a
+    one-line ``summary`` and optional ``details`` (the description), then ``Reads:``,
+    ``Writes:``, ``Exit codes:`` (0 ``ok``; 1 ``failed`` for a command with a check; 2; 3)
+    and ``Example:`` (the epilog). Texts are wrapped here because the raw formatter keeps
+    the layout as given."""
+    description = (
+        summary
+        if not details
+        else summary + "\n\n" + textwrap.fill(details, _WIDTH, break_on_hyphens=False)
+    )
+    codes = [("0", ok), *([("1", failed)] if failed else []), ("2", bad_input)]
+    codes.append(("3", _EXIT_INTERNAL_TEXT))
+    exit_lines = []
+    for code, text in codes:
+        wrapped = textwrap.wrap(text, _WIDTH - 5, break_on_hyphens=False)
+        exit_lines.append(f"  {code}  {wrapped[0]}")
+        exit_lines.extend("     " + line for line in wrapped[1:])
+    epilog = "\n".join(
+        (
+            _block("Reads", reads),
+            _block("Writes", writes),
+            "Exit codes:\n" + "\n".join(exit_lines),
+            "Example:\n  " + example,
+        )
+    )
+    return {
+        "description": description,
+        "epilog": epilog,
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+
+
+def add_ci_flag(parser: argparse.ArgumentParser, help: str, *aliases: str) -> None:
+    """``--ci`` (``dest="ci"``): the one flag that makes the command's check fail the run
+    (exit 1, one line on stderr). ``aliases`` are the flag's older names, still accepted but
+    hidden from ``--help``."""
+    parser.add_argument("--ci", action="store_true", dest="ci", help=help)
+    for alias in aliases:
+        parser.add_argument(alias, action="store_true", dest="ci", help=argparse.SUPPRESS)
+
 
 # Each parser module ``citelens.cli._<name>`` provides ``register(subparsers)``; the parser it
 # adds sets ``func`` to a ``"module:function"`` string naming the run function (or to a light
@@ -50,6 +115,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "summary-citations": "citelens.cli._summary_citations",
     "corpus": "citelens.cli._corpus",
     "sql": "citelens.cli._sql",
+    "report": "citelens.cli._report",
 }
 
 
@@ -95,20 +161,33 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     commands imports none of them."""
     parser = _Parser(
         prog="citelens",
-        description=(
+        description=textwrap.fill(
             "Deterministic checks of citations attached to claims: citation support metrics, "
             "summary citation consistency, citation minimality, blinded review and gold-set "
-            "evaluation. Reports hold counts, fixed labels, offsets and SHA-256 digests only."
+            "evaluation. Reports hold counts, fixed labels, offsets and SHA-256 digests only.",
+            _WIDTH,
         ),
         epilog=(
-            "Exit codes: 0 success, 1 a check or gate did not pass, 2 bad input or usage, "
-            "3 internal error (a bug or a broken environment, never bad input), "
-            "130 interrupted (Ctrl-C), 143 terminated (SIGTERM); an interrupted run leaves "
-            "its previous outputs in place and no partial file."
+            "Exit codes:\n"
+            "  0    success\n"
+            "  1    a check did not pass (with --ci; review import and gate always check):\n"
+            "       one line on stderr names the check and why\n"
+            "       (citelens: <check> gate failed: <reasons>)\n"
+            f"  2    {_EXIT_INPUT_TEXT}\n"
+            f"  3    {_EXIT_INTERNAL_TEXT}\n"
+            "  130  interrupted (Ctrl-C); 143 terminated (SIGTERM): an interrupted run leaves\n"
+            "       its previous outputs in place and no partial file\n"
+            "Example:\n"
+            "  citelens support --claims claims.jsonl --evidence evidence.csv --ci\n"
+            "Each command's --help names the inputs it reads, the outputs it writes, its exit\n"
+            "codes and an example."
         ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"citelens {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", help="the command to run (COMMAND --help explains it)"
+    )
     for name, module in _COMMAND_MODULES.items():
         if name == command:
             importlib.import_module(module).register(subparsers)
@@ -144,6 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         for number, handler in handlers:
             signal.signal(number, handler)
+
+
+def entry() -> NoReturn:
+    """The process entry point (the ``citelens`` script and ``python -m citelens``): exit with
+    :func:`main`'s code. Once ``main`` has returned, the run is over (its outputs published or
+    removed): a SIGINT or SIGTERM arriving while the interpreter shuts down is ignored, instead
+    of killing a finished run with a traceback and no exit code of its own."""
+    code = main()
+    if _in_main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+    raise SystemExit(code)
 
 
 def _in_main_thread() -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from citelens import __version__
+from citelens.cli import command_help
 from citelens.errors import GoldError
 
 __all__ = ["register"]
@@ -25,9 +26,13 @@ __all__ = ["register"]
 # The ``--format`` choices of ``citelens gold run`` (gold-harness.md §9.2); the runner checks the
 # same tuple for the library form (``citelens.gold._run.FORMATS``).
 FORMATS = ("console", "json", "markdown", "html")
-_EXIT_CODES = (
-    "Exit codes: 0 done, 1 --ci and the gate failed, 2 usage or input error, "
-    "3 internal error (a bug or a broken environment, never bad input)."
+_BAD_INPUT = (
+    "usage or input error: the diagnostics of gold-harness.md §9.9 on stderr (gold case ids "
+    "and the paths you gave may appear)"
+)
+_GATE_FAILED = (
+    "--ci and the gate failed (a scorer failure, a regression or an unmeasured metric): one "
+    "line on stderr, citelens: gold gate failed: <counts>"
 )
 
 
@@ -61,13 +66,26 @@ def run_cli(env: dict[str, str], stdout: IO[str], stderr: IO[str], **kwargs: Any
     lines: list[str] = []
     error: GoldError | None = None
     code = 2
+    gate: Mapping[str, Any] = {}
     try:
-        code = execute(env, stdout, stderr, **kwargs).exit_code
+        outcome = execute(env, stdout, stderr, **kwargs)
+        code, gate = outcome.exit_code, outcome.scorecard.get("gate") or {}
     except Abort as abort:
         lines, error = abort.lines, abort.error
     if error is not None:
         return _diagnose(stderr, lines, error)
+    if code == 1:  # --ci and the gate failed: the one line every failing check prints
+        stderr.write(f"citelens: gold gate failed: {gate_failures(gate)}\n")
+        stderr.flush()
     return code
+
+
+def gate_failures(gate: Mapping[str, Any]) -> str:
+    """The counts of a failed gold gate, in the words of the console's gate line (§9.4)."""
+    return (
+        f"{gate.get('scorer_failures', 0)} scorer failure(s), "
+        f"{gate.get('regressions', 0)} regression(s), {gate.get('unmeasured', 0)} unmeasured"
+    )
 
 
 def report_cli(
@@ -187,15 +205,44 @@ def register(subparsers: Any) -> None:
     gold = subparsers.add_parser(
         "gold",
         help="gold-set evaluation harness: adapters, scorers, scorecards, regression gate",
-        description="Evaluate an evidence-grounded AI system against a hand-labelled gold set.",
-        epilog=_EXIT_CODES,
+        **command_help(
+            "Evaluate an evidence-grounded AI system against a hand-labelled gold set.",
+            "COMMAND is run, report, validate or detect; `citelens gold COMMAND --help` "
+            "explains each (gold-harness.md).",
+            reads="the gold dataset (--datasets or CITELENS_DATASETS), the adapter "
+            "(--adapter or CITELENS_ADAPTER) and the results directory (--results or "
+            "CITELENS_RESULTS).",
+            writes="scorecards, history and baselines under the results directory, and "
+            "console, JSON, Markdown or HTML reports.",
+            ok="done (with --ci: the gate passed)",
+            failed=_GATE_FAILED,
+            bad_input=_BAD_INPUT,
+            example="citelens gold run --ci",
+        ),
     )
     gold.add_argument("--version", action="version", version=f"citelens {__version__}")
-    sub = gold.add_subparsers(dest="gold_command", metavar="COMMAND", parser_class=_Parser)
+    sub = gold.add_subparsers(
+        dest="gold_command", metavar="COMMAND", parser_class=_Parser, help="the step to run"
+    )
     gold.set_defaults(func=lambda _args: (gold.print_help(sys.stderr), 2)[1])
 
     run = sub.add_parser(
-        "run", help="run the scorers, write a scorecard, apply the gate", epilog=_EXIT_CODES
+        "run",
+        help="run the scorers, write a scorecard, apply the gate",
+        **command_help(
+            "Run the scorers over the gold set, write a scorecard and apply the gate.",
+            "Without --ci a run with failures still exits 0 (report mode) and its last "
+            "console line says what would have failed.",
+            reads="the gold dataset (--datasets), the adapter (--adapter; default: the "
+            "lexical reference system), the baseline under --results.",
+            writes="<results>/<run_id>.json (scorecard), the history Parquet, with --baseline "
+            "the baseline; the console report on stdout, or --format json/markdown/html to "
+            "--out (json/markdown without --out: stdout, console text on stderr).",
+            ok="the run completed (with --ci: the gate passed)",
+            failed=_GATE_FAILED,
+            bad_input=_BAD_INPUT,
+            example="citelens gold run --online --ci",
+        ),
     )
     run.add_argument("--online", action="store_true", help="also run the online scorers")
     run.add_argument(
@@ -215,24 +262,71 @@ def register(subparsers: Any) -> None:
         action="append",
         help="VALUE or NAME=VALUE (NAME = metric or scorer.metric; VALUE or off)",
     )
-    run.add_argument("--format", choices=FORMATS, default="console")
+    run.add_argument(
+        "--format", choices=FORMATS, default="console", help="report format (default: console)"
+    )
     run.add_argument("--out", metavar="FILE", help="where a json/markdown/html rendering goes")
     run.add_argument("--repo", metavar="DIR", help="git repository whose HEAD stamps the run")
     run.add_argument("--version", action="version", version=f"citelens {__version__}")
     run.set_defaults(func=_run)
 
-    rep = sub.add_parser("report", help="render an existing scorecard")
-    rep.add_argument("scorecard", nargs="?", metavar="SCORECARD")
-    rep.add_argument("--results", metavar="DIR")
-    rep.add_argument("--format", choices=("html", "markdown", "json"), default="html")
-    rep.add_argument("--out", metavar="FILE")
+    rep = sub.add_parser(
+        "report",
+        help="render an existing scorecard",
+        **command_help(
+            "Render a saved scorecard with its gate against the current baseline.",
+            reads="SCORECARD (default: the latest under --results) and the adapter's baseline.",
+            writes="the report in --format (default html) to --out; html without --out goes "
+            "to <results>/report-<run_id>.html, json/markdown to stdout.",
+            ok="report written",
+            bad_input=_BAD_INPUT,
+            example="citelens gold report --format markdown --out report.md",
+        ),
+    )
+    rep.add_argument(
+        "scorecard", nargs="?", metavar="SCORECARD", help="scorecard JSON (default: the latest)"
+    )
+    rep.add_argument("--results", metavar="DIR", help="results directory (env CITELENS_RESULTS)")
+    rep.add_argument(
+        "--format",
+        choices=("html", "markdown", "json"),
+        default="html",
+        help="report format (default: html)",
+    )
+    rep.add_argument("--out", metavar="FILE", help="where the report goes")
     rep.set_defaults(func=_report)
 
-    val = sub.add_parser("validate", help="validate a dataset (and an adapter)")
-    val.add_argument("--datasets", metavar="DIR")
-    val.add_argument("--adapter", metavar="SPEC")
+    val = sub.add_parser(
+        "validate",
+        help="validate a dataset (and an adapter)",
+        **command_help(
+            "Validate a gold dataset and, when one is named, an adapter.",
+            reads="the dataset (--datasets or CITELENS_DATASETS) and the adapter (--adapter or "
+            "CITELENS_ADAPTER).",
+            writes="one ok line with the case counts on stdout; the problems on stderr.",
+            ok="the dataset (and adapter) are valid",
+            bad_input="usage error, no cases, an invalid dataset or an adapter that cannot be "
+            "loaded or is invalid: the problems on stderr",
+            example="citelens gold validate --datasets datasets/",
+        ),
+    )
+    val.add_argument("--datasets", metavar="DIR", help="dataset directory (env CITELENS_DATASETS)")
+    val.add_argument("--adapter", metavar="SPEC", help="adapter to load (env CITELENS_ADAPTER)")
     val.set_defaults(func=_validate)
 
-    det = sub.add_parser("detect", help="print detect_citations(TEXT) as JSON, one per line")
-    det.add_argument("text", nargs="*", metavar="TEXT")
+    det = sub.add_parser(
+        "detect",
+        help="print detect_citations(TEXT) as JSON, one per line",
+        **command_help(
+            "Print the citations detect_citations finds in each TEXT, one JSON line each.",
+            reads="each TEXT argument, or standard input (one text per line, a JSON string "
+            "line is decoded) when there is none or TEXT is -.",
+            writes="one JSON array per text on stdout.",
+            ok="done",
+            example='citelens gold detect "Aspirin lowers risk [1]."',
+        ),
+    )
+    det.add_argument(
+        "text", nargs="*", metavar="TEXT", help="texts to scan (default: standard input)"
+    )
     det.set_defaults(func=_detect)

@@ -1,7 +1,7 @@
 """``citelens minimality``: the parser of the citation minimality check of one source text
 (light: the engine is imported when the command runs, by ``citelens.cli._run_minimality``).
 
-Exit codes: 0 success, 1 ``--fail-on-flagged`` was given and a citation needs review or
+Exit codes: 0 success, 1 ``--ci`` was given and a citation needs review or
 nothing was measured (no claim or no citation), 2 bad input (a fixed message on stderr that
 never echoes input values, paths or identifiers), 3 an internal error (a bug or a broken
 environment; the message names the exception type only).
@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from citelens.cli._common import COMMAND_HELP
+from citelens.cli import add_ci_flag, command_help
+from citelens.cli._common import COMMAND_HELP, add_io_flags
 
 __all__ = ["register"]
 
@@ -33,16 +34,21 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "minimality",
         help=COMMAND_HELP["minimality"],
-        description=(
+        **command_help(
+            "Citation minimality: is each citation no broader than its claim's span?",
             "Compare each citation span with its claim's required span in one source text and "
             "report token counts, excess offsets and review statuses. Reports hold opaque ids, "
-            "offsets and counts only; the source text is never printed. Claims and citations "
-            "are .json, .jsonl, .csv, .parquet or Arrow files."
-        ),
-        epilog=(
-            "Exit codes: 0 success, 1 flagged citations (or no claim or citation at all) "
-            "with --fail-on-flagged, 2 bad input, "
-            "3 internal error (a bug or a broken environment, never bad input)."
+            "offsets and counts only; the source text is never printed.",
+            reads="--source (UTF-8 text), --claims and --citations: .json, .jsonl, .csv, "
+            ".parquet or Arrow files.",
+            writes="the Markdown report on stdout when no output is named; else --json "
+            "(canonical JSON), --markdown and --parquet (one row per citation record), "
+            "written atomically, and a one-line count summary on stdout.",
+            ok="report written (with --ci: no citation flagged)",
+            failed="--ci and a citation needs review, or there is no claim or no citation: "
+            "one line on stderr, citelens: citation minimality gate failed: <reasons>",
+            example="citelens minimality --source source.txt --claims claims.json "
+            "--citations citations.jsonl --ci",
         ),
     )
     parser.add_argument("--source", required=True, help="UTF-8 source text file")
@@ -57,10 +63,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", help="write the canonical JSON report here")
     parser.add_argument("--markdown", help="write the Markdown report here")
     parser.add_argument("--parquet", help="write one row per citation record as Parquet here")
-    parser.add_argument(
+    add_io_flags(parser)
+    add_ci_flag(
+        parser,
+        "exit 1 when any citation needs review, or when there is no claim or no citation "
+        "(nothing measured is not a pass); the reasons go to stderr",
         "--fail-on-flagged",
-        action="store_true",
-        help="exit 1 when any citation needs review, or when there is no claim or no "
-        "citation (nothing measured is not a pass); the reasons go to stderr",
     )
     parser.set_defaults(func="citelens.cli._run_minimality:run")

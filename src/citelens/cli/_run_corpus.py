@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from citelens._pseudonym import key_from_file_option
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args, progress_callback
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail, limits_from_args
 from citelens.cli._corpus import SUPPORT_ROLES
+from citelens.cli._progress import RunProgress, input_bytes, open_progress
 from citelens.corpus import (
     run_minimality_corpus,
     run_summary_citations_corpus,
@@ -38,6 +39,7 @@ def _role_path(args: argparse.Namespace, role: str) -> Path | None:
     return None
 
 
+@cli_io(SUPPORT_ROLES, outputs=("out",))
 def run_support(args: argparse.Namespace) -> int:
     """Run ``citelens corpus support``."""
     try:
@@ -47,19 +49,21 @@ def run_support(args: argparse.Namespace) -> int:
             key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in SUPPORT_ROLES}
         # streamed batch by batch into the output set: memory holds one batch
-        summary = write_support_corpus(
-            paths["claims"],
-            paths["evidence"],
-            paths["citations"],
-            paths["adjudications"],
-            out_dir=args.out,
-            limits=limits,
-            batch_documents=args.batch_documents,
-            edges=args.edges,
-            raw_identifiers=args.raw_identifiers,
-            pseudonym_key=key,
-            progress=progress_callback("documents"),
-        )
+        with _progress(args, paths) as display:
+            summary = write_support_corpus(
+                paths["claims"],
+                paths["evidence"],
+                paths["citations"],
+                paths["adjudications"],
+                out_dir=args.out,
+                limits=limits,
+                batch_documents=args.batch_documents,
+                edges=args.edges,
+                raw_identifiers=args.raw_identifiers,
+                pseudonym_key=key,
+                progress=display,
+            )
+            display.finish()
     except CitelensError as error:
         return fail(error)
     sys.stdout.write(
@@ -68,7 +72,7 @@ def run_support(args: argparse.Namespace) -> int:
         f"failed {summary['failed_document_count']}, "
         f"passing span checks {summary['passed_document_count']})\n"
     )
-    if args.strict:
+    if args.ci:
         reasons = _nothing_measured(
             claims=summary["claim_count"], citations=summary["citation_count"]
         )
@@ -80,6 +84,7 @@ def run_support(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@cli_io(("documents", "claims", "citations"), outputs=("out",))
 def run_minimality(args: argparse.Namespace) -> int:
     """Run ``citelens corpus minimality``."""
     try:
@@ -87,17 +92,20 @@ def run_minimality(args: argparse.Namespace) -> int:
         if not args.raw_identifiers:
             key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in ("documents", "claims", "citations")}
-        result = run_minimality_corpus(
-            paths["documents"],
-            paths["claims"],
-            paths["citations"],
-            max_excess_tokens=args.max_excess_tokens,
-            batch_documents=args.batch_documents,
-            raw_identifiers=args.raw_identifiers,
-            pseudonym_key=key,
-            progress=progress_callback("documents"),
-        )
-        result.write(args.out)
+        with _progress(args, paths) as display:
+            result = run_minimality_corpus(
+                paths["documents"],
+                paths["claims"],
+                paths["citations"],
+                max_excess_tokens=args.max_excess_tokens,
+                batch_documents=args.batch_documents,
+                raw_identifiers=args.raw_identifiers,
+                pseudonym_key=key,
+                progress=display,
+            )
+            display.phase("writing", step="files")
+            result.write(args.out)
+            display.finish()
     except CitelensError as error:
         return fail(error)
     totals = result.summary["totals"]
@@ -106,7 +114,7 @@ def run_minimality(args: argparse.Namespace) -> int:
         f"failed {totals['documents_failed']}); citations: {totals['citations']}, "
         f"flagged {totals['flagged']}\n"
     )
-    if args.strict:
+    if args.ci:
         reasons = _nothing_measured(claims=None, citations=totals["citations"])
         if totals["documents_failed"]:
             reasons.append("documents failed")
@@ -116,6 +124,7 @@ def run_minimality(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@cli_io(("claims", "evidence"), outputs=("out",))
 def run_summary_citations(args: argparse.Namespace) -> int:
     """Run ``citelens corpus summary-citations``."""
     try:
@@ -124,16 +133,19 @@ def run_summary_citations(args: argparse.Namespace) -> int:
         if not args.raw_identifiers:
             key = key_from_file_option(args.pseudonym_key_file, CorpusError)
         paths = {role: _role_path(args, role) for role in ("claims", "evidence")}
-        result = run_summary_citations_corpus(
-            paths["claims"],
-            paths["evidence"],
-            limits=limits,
-            batch_documents=args.batch_documents,
-            raw_identifiers=args.raw_identifiers,
-            pseudonym_key=key,
-            progress=progress_callback("documents"),
-        )
-        result.write(args.out)
+        with _progress(args, paths) as display:
+            result = run_summary_citations_corpus(
+                paths["claims"],
+                paths["evidence"],
+                limits=limits,
+                batch_documents=args.batch_documents,
+                raw_identifiers=args.raw_identifiers,
+                pseudonym_key=key,
+                progress=display,
+            )
+            display.phase("writing", step="files")
+            result.write(args.out)
+            display.finish()
     except CitelensError as error:
         return fail(error)
     totals = result.summary["totals"]
@@ -144,7 +156,7 @@ def run_summary_citations(args: argparse.Namespace) -> int:
         f"failed {totals['documents_failed']}, passing {totals['documents_passing']}); "
         f"claims: {totals['claims']}, coverage (micro) {shown}\n"
     )
-    if args.strict:
+    if args.ci:
         reasons = _nothing_measured(claims=totals["claims"], citations=None)
         if totals["documents_failed"]:
             reasons.append("documents failed")
@@ -152,6 +164,12 @@ def run_summary_citations(args: argparse.Namespace) -> int:
             reasons.append("documents not passing")
         return _gate("corpus summary citation-consistency", reasons)
     return EXIT_OK
+
+
+def _progress(args: argparse.Namespace, paths: dict[str, Path | None]) -> RunProgress:
+    """The run's progress on stderr, as ``--progress/--no-progress`` ask (the input size is
+    shown while reading)."""
+    return open_progress(getattr(args, "progress", None), size=input_bytes(paths.values()))
 
 
 def _nothing_measured(*, claims: int | None, citations: int | None) -> list[str]:

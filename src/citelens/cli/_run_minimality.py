@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail
 from citelens.errors import CitationMinimalityError
 from citelens.io import ReadFailure, read_bounded
 from citelens.minimality import CitationMinimalityReport
@@ -34,6 +34,7 @@ def _read_source(path: str) -> str:
     return text
 
 
+@cli_io(("source", "claims", "citations"), text_outputs=("json", "markdown"), outputs=("parquet",))
 def run(args: argparse.Namespace) -> int:
     """Run ``citelens minimality`` with parsed arguments; return the exit code."""
     report: CitationMinimalityReport | None = None
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             f"citelens minimality: {report.citation_count} citations, "
             f"{report.flagged_count} flagged, {report.claim_count} claims\n"
         )
-    if args.fail_on_flagged:
+    if args.ci:
         reasons = gate_failures(report)
         if reasons:
             sys.stderr.write(f"citelens: citation minimality gate failed: {', '.join(reasons)}\n")
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def gate_failures(report: CitationMinimalityReport) -> list[str]:
-    """Why ``--fail-on-flagged`` fails (empty when it passes): ``no claims evaluated`` or
+    """Why ``--ci`` fails (empty when it passes): ``no claims evaluated`` or
     ``no citations evaluated`` when nothing was measured (nothing measured is not a pass,
     issue 10), else the statuses of the flagged citations, in code-point order."""
     if report.claim_count == 0:

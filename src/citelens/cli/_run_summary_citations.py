@@ -9,7 +9,7 @@ import sys
 import pyarrow as pa
 
 from citelens._atomic import write_outputs
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail, limits_from_args
 from citelens.errors import CitelensError, SummaryCitationError
 from citelens.summary_citations._api import build_summary_citation_report
 from citelens.summary_citations._report import SummaryCitationReport
@@ -17,6 +17,7 @@ from citelens.summary_citations._report import SummaryCitationReport
 __all__ = ["run"]
 
 
+@cli_io(("claims", "evidence"), text_outputs=("json", "markdown"), outputs=("parquet",))
 def run(args: argparse.Namespace) -> int:
     """Run the check; returns the exit code."""
     try:
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(error)
     if not (args.json or args.markdown or args.parquet):
         sys.stdout.write(report.to_markdown())
-    if args.gate:
+    if args.ci:
         reasons = gate_failures(report)
         if reasons:
             text = ", ".join(reasons)
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def gate_failures(report: SummaryCitationReport) -> list[str]:
-    """Why ``--gate`` fails (empty when it passes): the report's reason codes, preceded by
+    """Why ``--ci`` fails (empty when it passes): the report's reason codes, preceded by
     ``no claims evaluated`` when there is no claim. The report itself keeps the contract's
     verdict (zero claims with valid evidence pass, summary-citations.md §9.2); the gate does
     not, because nothing measured is not a pass (issue 10)."""

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from citelens._atomic import write_outputs
 from citelens._pseudonym import key_from_file_option
-from citelens.cli._common import EXIT_FAILED, EXIT_OK, fail, limits_from_args
+from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail, limits_from_args
 from citelens.errors import CitationSupportError, CitelensError
 from citelens.support._api import compute_citation_support_metrics
 from citelens.support._report import CitationSupportReport
@@ -18,6 +18,11 @@ from citelens.support._report import CitationSupportReport
 __all__ = ["run"]
 
 
+@cli_io(
+    ("claims", "evidence", "citations", "adjudications"),
+    text_outputs=("json", "markdown"),
+    outputs=("parquet", "tables"),
+)
 def run(args: argparse.Namespace) -> int:
     """Run ``citelens support``."""
     try:
@@ -53,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(error)
     if not (args.json or args.markdown or args.parquet or args.tables):
         sys.stdout.write(report.to_markdown())
-    if args.strict:
+    if args.ci:
         reasons = strict_failures(report)
         if reasons:
             sys.stderr.write(f"citelens: citation-support gate failed: {', '.join(reasons)}\n")
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def strict_failures(report: CitationSupportReport) -> list[str]:
-    """Why ``--strict`` fails, as fixed reason texts (empty when it passes). Nothing measured
+    """Why ``--ci`` fails, as fixed reason texts (empty when it passes). Nothing measured
     is not a pass: zero claims, or claims without any citation edge, fail (issue 10)."""
     if report.claim_count == 0:
         return ["no claims evaluated"]

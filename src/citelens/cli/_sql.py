@@ -8,6 +8,7 @@ import argparse
 import sys
 from typing import Any, NoReturn
 
+from citelens.cli import command_help
 from citelens.cli._common import COMMAND_HELP
 
 __all__ = ["FORMATS", "register"]
@@ -59,18 +60,26 @@ def _add_parser(
     return subparsers.add_parser(
         "sql",
         help=COMMAND_HELP["sql"],
-        description=(
-            "Run SQL (DuckDB) over the output directory of `citelens corpus support`. Views: "
-            "documents (one row per document), reasons (one row per document and reason code), "
-            "edges (edge-level rows, empty when edges.parquet is absent) and scorecards (the "
-            "gold harness history, also named gold_history; empty when there is none). With a "
-            "QUERY, print its result; without one, open an interactive shell when standard "
-            "input is a terminal."
-        ),
-        epilog=(
-            "Exit codes: 0 success; 2 bad input, invalid query or unreadable output files (a "
-            "fixed-category message on stderr that never repeats the query or a path); "
-            "3 internal error."
+        **command_help(
+            "SQL (DuckDB) over corpus outputs: one query, or an interactive shell.",
+            "Views: documents (one row per document), reasons (one row per document and reason "
+            "code), edges (edge-level rows, empty when edges.parquet is absent) and scorecards "
+            "(the gold harness history, also named gold_history; empty when there is none). "
+            "Without a QUERY (or --file), open an interactive shell when standard input is a "
+            "terminal. The query runs in a sandbox: it can read only these files and write "
+            "none (see --allow-external).",
+            reads="OUTDIR, the output directory of `citelens corpus support` (documents.parquet, "
+            "optional edges.parquet); the gold history under --results; the query from QUERY "
+            "or --file.",
+            writes="the result on stdout (--format table, csv or json), or to --output (any "
+            "format; parquet needs --output), written atomically.",
+            ok="the query ran and its result was written",
+            bad_input="bad input, or the query is invalid: one line on stderr; for an "
+            "invalid query it carries DuckDB's own message (parser, binder or catalog error "
+            "about the query text); data errors and unreadable files keep a fixed message "
+            "that never repeats a value or path",
+            example='citelens sql out/ "SELECT reason, sum(count) AS edges FROM reasons '
+            'GROUP BY reason"',
         ),
     )
 

@@ -3,7 +3,7 @@ files (light: the engine is imported when the command runs, by
 ``citelens.cli._run_summary_citations``).
 
 Prints the Markdown report on stdout when no output file is named; writes JSON, Markdown and a
-one-row Parquet summary atomically when asked. Exit codes: 0 success, 1 ``--gate`` given and
+one-row Parquet summary atomically when asked. Exit codes: 0 success, 1 ``--ci`` given and
 the gate failed (a failing verdict, or zero claims: ``no claims evaluated``), 2 bad input (a
 fixed-category message that never echoes input values), 3 an internal error.
 """
@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from citelens.cli._common import COMMAND_HELP
+from citelens.cli import add_ci_flag, command_help
+from citelens.cli._common import COMMAND_HELP, add_io_flags
 
 __all__ = ["register"]
 
@@ -33,14 +34,19 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "summary-citations",
         help=COMMAND_HELP["summary-citations"],
-        description=(
-            "Summary citation consistency: coverage, abstention rate, duplicate citations, "
-            "missing source records and unavailable spans. Matching uses only opaque "
-            "identifiers and exact offsets; the report holds counts and fixed reason codes."
-        ),
-        epilog=(
-            "Exit codes: 0 success, 1 --gate given and the gate failed, 2 bad input, "
-            "3 internal error."
+        **command_help(
+            "Summary citation consistency: does every claim cite existing evidence once?",
+            "Coverage, abstention rate, duplicate citations, missing source records and "
+            "unavailable spans. Matching uses only opaque identifiers and exact offsets; the "
+            "report holds counts and fixed reason codes.",
+            reads="--claims and --evidence: data files (.jsonl/.ndjson, .json, .csv, .parquet, "
+            ".arrow/.feather/.ipc).",
+            writes="the Markdown report on stdout when no output is named; else --json "
+            "(indent 2), --markdown and --parquet (one-row summary), written atomically.",
+            ok="report written (with --ci: the gate passed)",
+            failed="--ci and the strict verdict is not pass, or there is no claim: one line "
+            "on stderr, citelens: summary citation-consistency gate failed: <reasons>",
+            example="citelens summary-citations --claims claims.jsonl --evidence evidence.csv --ci",
         ),
     )
     parser.add_argument(
@@ -55,11 +61,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the JSON report (indent 2)")
     parser.add_argument("--markdown", metavar="OUT", help="write the Markdown report")
     parser.add_argument("--parquet", metavar="OUT", help="write a one-row Parquet summary")
-    parser.add_argument(
+    add_io_flags(parser)
+    add_ci_flag(
+        parser,
+        "exit 1 when the strict verdict is not pass or there is no claim (nothing measured "
+        "is not a pass); the reasons go to stderr",
         "--gate",
-        action="store_true",
-        help="exit 1 when the strict verdict is not pass or there is no claim (nothing "
-        "measured is not a pass); the reasons go to stderr",
     )
     parser.add_argument(
         "--max-claims", type=_positive, metavar="N", help="claims bound (default 100,000)"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from citelens.cli._common import COMMAND_HELP
+from citelens.cli import add_ci_flag, command_help
+from citelens.cli._common import COMMAND_HELP, add_io_flags
 
 PSEUDONYM_KEY_HELP = (
     "key file for the pseudonyms (16 to 4096 bytes, used as stored; default: the file named by "
@@ -20,18 +21,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "support",
         help=COMMAND_HELP["support"],
-        description=(
-            "Evaluate whether the citations attached to atomic claims point to usable evidence "
-            "and, with reviewer adjudications, whether that evidence supports the claim. "
-            "Inputs are data files (.parquet, .arrow/.feather/.ipc, .jsonl/.ndjson, .csv, "
-            ".json). Prints the Markdown report when no output file is named. Reports hold "
-            "counts, rates, fixed reason codes and SHA-256 digests only. --tables identifiers "
-            "are keyed pseudonyms: the same key file gives the same pseudonyms in every run; "
-            "without one they link rows within one run only."
-        ),
-        epilog=(
-            "Exit codes: 0 report written; 1 --strict and the deterministic span checks did "
-            "not pass; 2 bad input (a fixed-category message on stderr); 3 internal error."
+        **command_help(
+            "Citation support metrics: do citations point to usable, supporting evidence?",
+            "Checks every claim -> evidence citation deterministically (span checks, fixed "
+            "reason codes, duplicate edges, orphan claims, unused evidence) and, with reviewer "
+            "adjudications, citation precision and support recall. Reports hold counts, "
+            "rates, fixed reason codes and SHA-256 digests only. --tables identifiers are keyed "
+            "pseudonyms: the same key file gives the same pseudonyms in every run; without one "
+            "they link rows within one run only.",
+            reads="--claims (required), --evidence, --citations and --adjudications: data "
+            "files (.parquet, .arrow/.feather/.ipc, .jsonl/.ndjson, .csv, .json); "
+            "--pseudonym-key-file with --tables.",
+            writes="the Markdown report on stdout when no output is named; else --json "
+            "(canonical JSON), --markdown, --parquet (one row) and --tables (edge-level "
+            "Parquet tables), all written atomically as one set.",
+            ok="report written (with --ci: the span checks passed)",
+            failed="--ci and the deterministic span checks did not pass, or nothing was "
+            "measured: one line on stderr, citelens: citation-support gate failed: <reasons>",
+            example="citelens support --claims claims.jsonl --evidence evidence.csv \\\n"
+            "      --citations citations.csv --json support.json --ci",
         ),
     )
     parser.add_argument("--claims", required=True, metavar="F", help="atomic claims file")
@@ -57,13 +65,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="F",
         help=PSEUDONYM_KEY_HELP,
     )
+    add_io_flags(parser)
     for name in ("claims", "evidence", "citations", "adjudications"):
         parser.add_argument(
             f"--max-{name}", type=int, metavar="N", help=f"bound on {name} (default: contract)"
         )
-    parser.add_argument(
+    add_ci_flag(
+        parser,
+        "exit 1 when the deterministic span checks do not pass or nothing was measured (the "
+        "reasons go to stderr)",
         "--strict",
-        action="store_true",
-        help="exit 1 when the deterministic span checks do not pass",
     )
     parser.set_defaults(func="citelens.cli._run_support:run")

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from citelens._fixed import attempt
 from citelens.corpus._outputs import CorpusResult, _concat_tables, _totals_errors
+from citelens.corpus._pipeline import phase
 from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
@@ -38,6 +39,7 @@ from citelens.minimality._check import (
     evaluate_split,
 )
 from citelens.minimality._rules import identifier_mask
+from citelens.types import CorpusInput
 
 __all__ = ["MINIMALITY_DOCUMENTS_SCHEMA", "run_minimality_corpus"]
 
@@ -179,6 +181,7 @@ def _run(
         options_failure = exc
     if options_failure is not None:  # the message corpus mode has always given for it
         raise _fail(_INVALID, "input")
+    phase(progress, "reading")
     values = {"documents": documents, "claims": claims, "citations": citations}
     frames: dict[str, pl.LazyFrame] = {}
     for role, value in values.items():
@@ -190,6 +193,7 @@ def _run(
             raise _fail("documents input requires a source_text column", "input")
         frames[role] = lazy.with_columns(pl.col("document_ref").cast(pl.String))
     refs = _plan(frames)
+    phase(progress, "evaluating", refs.height)
     done = 0
     row_parts: list[pl.DataFrame] = []
     record_parts: list[pa.Table] = []
@@ -201,6 +205,7 @@ def _run(
         done += batch.height
         if progress:
             progress(done, refs.height)
+    phase(progress, "writing", step="summary")
     frame = (
         pl.concat(row_parts).sort("document_ref")
         if row_parts
@@ -261,9 +266,9 @@ def _summary(frame: pl.DataFrame, key: bytes | None) -> dict[str, Any]:
 
 
 def run_minimality_corpus(
-    documents: Any,
-    claims: Any,
-    citations: Any,
+    documents: CorpusInput,
+    claims: CorpusInput,
+    citations: CorpusInput,
     *,
     max_excess_tokens: int = 0,
     limits: Limits | None = None,
@@ -283,7 +288,9 @@ def run_minimality_corpus(
 
     The document refs ``summary.json``/``summary.md`` name are keyed pseudonyms under
     ``pseudonym_key`` (bytes, at least 16; ``None``: a random key for this run) unless
-    ``raw_identifiers=True``; ``documents`` keeps the refs as given.
+    ``raw_identifiers=True``; ``documents`` keeps the refs as given. ``progress(done, total)``
+    is called per batch; a ``progress`` with a ``phase`` method is also told the phases of the
+    run (:class:`citelens.corpus._pipeline.PhaseProgress`).
     """
     return attempt(
         lambda: _run(

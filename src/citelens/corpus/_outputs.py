@@ -206,6 +206,21 @@ class CorpusResult:
     records: pa.Table | None = field(default=None, repr=False)
     records_name: str = "records.parquet"
 
+    def to_arrow(self) -> pa.Table:
+        """:attr:`documents`: one row per document (the table of ``documents.parquet``)."""
+        return self.documents
+
+    def to_polars(self) -> pl.DataFrame:
+        """:attr:`documents` as a Polars frame (:attr:`records` stays Arrow)."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.documents)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :attr:`documents` (``pa.table(result)``,
+        ``pl.DataFrame(result)``, DuckDB read one row per document)."""
+        return self.documents.__arrow_c_stream__(requested_schema)
+
     def summary_json(self) -> str:
         """Canonical JSON of the corpus totals."""
         return canonical_json(self.summary)

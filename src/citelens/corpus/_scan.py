@@ -34,6 +34,8 @@ from citelens.io import (
     integer_cells,
     jsonl_table,
 )
+from citelens.io._refusal import Refused, describe, opened
+from citelens.io._values import is_table_object, table_object_frame
 from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
 
 DOC = "_d"
@@ -71,8 +73,15 @@ _UNREADABLE: tuple[type[BaseException], ...] = (
 _HEADER_UNREADABLE: tuple[type[BaseException], ...] = (csv.Error, UnicodeDecodeError, *_UNREADABLE)
 
 
-def _fail(message: str, category: str) -> CorpusError:
-    return CorpusError(message, category)
+def _fail(message: str, category: str, detail: str | None = None) -> CorpusError:
+    return CorpusError(message, category, detail)
+
+
+def _unreadable(role: str, refused: BaseException | None = None) -> CorpusError:
+    """``<role> input could not be read``; when a reader said why (a :class:`ReadFailure`),
+    that reason as the error's fixed detail (``claims file not found``)."""
+    detail = describe(refused, role) if isinstance(refused, ReadFailure) else None
+    return _fail(f"{role} input could not be read", "input", detail)
 
 
 # -- loading ---------------------------------------------------------------------------------
@@ -84,13 +93,17 @@ def _checked(files: list[Path], kind: str) -> list[Path]:
     may Polars scan them. A column name that is not UTF-8 (Arrow decodes the names when the
     file is opened or the schema read) is an unreadable input too: :class:`ReadFailure`."""
     for file in files:
-        refused = False
+        reason: str | None = None
         try:
             check_schema(pq.read_schema(file) if kind == "parquet" else _ipc_schema(file))
         except UnicodeDecodeError:  # a name in the file's metadata is not UTF-8 (issue 10)
-            refused = True
-        if refused:
-            raise ReadFailure("encoding")
+            reason = "encoding"
+        except ReadFailure as refused:  # repeated names, too deep a nesting
+            reason = refused.cause
+        except (OSError, pa.ArrowException):  # Arrow cannot open the bytes as the format
+            reason = "parquet" if kind == "parquet" else "arrow"
+        if reason is not None:
+            raise Refused(reason)
     return files
 
 
@@ -140,9 +153,10 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
         if kind == "ndjson":
             return pl.concat([_jsonl(p, role) for p in files], how="diagonal_relaxed")
         return pl.concat([_csv(p, role) for p in files], how="diagonal_relaxed")
+    opened(path)  # missing, a special file, not readable: Refused with its reason
     suffix = path.suffix.lower()
-    if suffix not in _SUFFIXES or not path.is_file():
-        raise _fail(f"{role} input could not be read", "input")
+    if suffix not in _SUFFIXES:
+        raise Refused("type")
     kind = _SUFFIXES[suffix]
     if not _engine_readable([path], kind):
         raise _fail(f"{role} input could not be read", "input")
@@ -160,14 +174,18 @@ def _csv(path: Path, role: str) -> pl.LazyFrame:
     (:func:`citelens.corpus._staging.staged_csv`: memory follows one block and one batch).
     The header is checked first by the one CSV header rule of :mod:`citelens.io` (Polars
     would rename a repeated name silently). A file without a header row has no columns."""
-    failed = False
+    failed: BaseException | None = None
     header: list[str] = []
     try:
         header = csv_header(decode_utf8(_first_line(path)))
-    except _HEADER_UNREADABLE:  # the header line is malformed, too long or not UTF-8
-        failed = True
-    if failed:
-        raise _fail(f"{role} input could not be read", "input")
+    except UnicodeDecodeError:  # the header line is not UTF-8
+        failed = Refused("encoding")
+    except ReadFailure as refused:  # too long, or a repeated name
+        failed = Refused("line_size") if refused.cause == "size" else refused
+    except _HEADER_UNREADABLE:  # the header line is malformed
+        failed = Refused("csv")
+    if failed is not None:
+        raise _unreadable(role, failed)
     if not header:  # no header row: nothing to stage (the schema check reports it)
         return pl.scan_csv(path, infer_schema=False)
     return staged_csv(path, header)
@@ -196,16 +214,16 @@ def _jsonl(path: Path, role: str) -> pl.LazyFrame:
     line as :func:`citelens.io.jsonl_table` types the whole file (Polars' own reader infers
     from the first lines only). Values that no single Arrow type holds exactly cannot form a
     corpus table. A schema Parquet cannot hold (records without fields) is read whole."""
-    failed = False
+    failed: BaseException | None = None
     frame: pl.LazyFrame | pl.DataFrame | pl.Series | None = None
     try:
         frame = staged_jsonl(path)
         if frame is None:
             frame = pl.from_arrow(jsonl_table(path))
-    except _UNREADABLE:
-        failed = True
-    if failed or not isinstance(frame, pl.LazyFrame | pl.DataFrame):
-        raise _fail(f"{role} input could not be read", "input")
+    except _UNREADABLE as exc:
+        failed = exc
+    if failed is not None or not isinstance(frame, pl.LazyFrame | pl.DataFrame):
+        raise _unreadable(role, failed)
     return frame.lazy()
 
 
@@ -257,7 +275,7 @@ def _arrow_frame(value: Any, role: str) -> pl.LazyFrame:
 
 
 def _path_frame(value: str | os.PathLike[str], role: str) -> pl.LazyFrame:
-    failed = False
+    failed: BaseException | None = None
     frame: pl.LazyFrame | None = None
     raw: object = None
     try:
@@ -268,12 +286,12 @@ def _path_frame(value: str | os.PathLike[str], role: str) -> pl.LazyFrame:
         # an empty path names no file (``Path("")`` would be the working directory, read
         # whole), a NUL byte no path at all, and bytes no path of this API
         if not isinstance(raw, str) or raw == "" or "\x00" in raw:
-            raise ReadFailure()
+            raise Refused("missing")
         frame = _scan_path(Path(raw), role)
-    except _UNREADABLE:  # a directory that cannot be listed, a file the scan refuses
-        failed = True
-    if failed or frame is None:
-        raise _fail(f"{role} input could not be read", "input")
+    except _UNREADABLE as exc:  # a directory that cannot be listed, a file the scan refuses
+        failed = exc
+    if failed is not None or frame is None:
+        raise _unreadable(role, failed)
     return frame
 
 
@@ -290,20 +308,35 @@ def _lazy(value: Any, role: str) -> pl.LazyFrame | None:
         return _path_frame(value, role)
     if isinstance(value, pa.Table | pa.RecordBatch) or hasattr(value, "__arrow_c_stream__"):
         return _arrow_frame(value, role)
+    if is_table_object(value):  # Arrow datasets (scanned lazily), DuckDB relations, readers
+        return _table_object_frame(value, role)
     raise _fail(f"{role} input could not be read", "input")
+
+
+def _table_object_frame(value: object, role: str) -> pl.LazyFrame:
+    """A table object that :func:`_arrow_frame` does not take, as a lazy frame
+    (:func:`citelens.io._values.table_object_frame`)."""
+    frame: pl.LazyFrame | None = None
+    try:
+        frame = table_object_frame(value)
+    except ReadFailure:  # the caller's object raised, or its schema is refused
+        frame = None
+    if frame is None:
+        raise _fail(f"{role} input could not be read", "input")
+    return frame
 
 
 def _ref_schema(frame: pl.LazyFrame, role: str) -> pl.Schema:
     """The frame's schema, with ``document_ref`` present and text (the checks every mode
     makes before any document is read)."""
-    failed = False
+    failed: BaseException | None = None
     schema: pl.Schema | None = None
     try:
         schema = frame.collect_schema()
-    except _UNREADABLE:  # the scan could not read the files' schemas
-        failed = True
-    if failed or schema is None:
-        raise _fail(f"{role} input could not be read", "input")
+    except _UNREADABLE as exc:  # the scan could not read the files' schemas
+        failed = exc
+    if failed is not None or schema is None:
+        raise _unreadable(role, failed)
     if "document_ref" not in schema:
         raise _fail(f"{role} input requires a document_ref column", "input")
     if schema["document_ref"] not in (pl.String, pl.Categorical):
@@ -352,14 +385,14 @@ def _check_schema(frame: pl.LazyFrame, role: str, csv: bool) -> pl.LazyFrame:
 def _collect(frame: pl.LazyFrame, role: str) -> pl.DataFrame:
     """Run a lazy query over one role's input. Only the readers' failures on malformed input
     become ``<role> input could not be read``; any other exception propagates."""
-    failed = False
+    failed: BaseException | None = None
     result: pl.DataFrame | None = None
     try:
         result = frame.collect()
-    except _UNREADABLE:
-        failed = True
-    if failed or result is None:
-        raise _fail(f"{role} input could not be read", "input")
+    except _UNREADABLE as exc:  # a staged file's ReadFailure carries its reason
+        failed = exc
+    if failed is not None or result is None:
+        raise _unreadable(role, failed)
     return result
 
 

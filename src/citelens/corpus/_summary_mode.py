@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from citelens._fixed import attempt
 from citelens.corpus._outputs import CorpusResult, _score, _totals_errors
+from citelens.corpus._pipeline import phase
 from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     _DEFAULT_BATCH_DOCUMENTS,
@@ -24,6 +25,7 @@ from citelens.corpus._scan import (
 from citelens.limits import Limits
 from citelens.summary_citations._corpus import summary_metrics_by_document
 from citelens.summary_citations._derive import DOCUMENT_COLUMNS
+from citelens.types import CorpusInput
 
 # -- summary citations -----------------------------------------------------------------------
 
@@ -173,8 +175,8 @@ def _summary_batch(
 
 
 def run_summary_citations_corpus(
-    claims: Any,
-    evidence: Any = None,
+    claims: CorpusInput,
+    evidence: CorpusInput | None = None,
     *,
     limits: Limits | None = None,
     batch_documents: int = _DEFAULT_BATCH_DOCUMENTS,
@@ -193,7 +195,8 @@ def run_summary_citations_corpus(
     documents) are pseudonymised as ``"hmac-sha256:" + hex`` of HMAC-SHA-256 under
     ``pseudonym_key`` (bytes, at least 16; ``None``: a random key for this run) unless
     ``raw_identifiers=True``; ``documents`` keeps the refs as given. ``progress(done, total)``
-    is called per batch.
+    is called per batch; a ``progress`` with a ``phase`` method is also told the phases of the
+    run (:class:`citelens.corpus._pipeline.PhaseProgress`).
     """
     return attempt(
         lambda: _run(
@@ -220,6 +223,7 @@ def _run(
     if type(batch_documents) is not int or batch_documents < 1:
         raise _fail("batch_documents must be a positive integer", "policy")
     limits = limits or Limits()
+    phase(progress, "reading")
     values = {"claims": claims, "evidence": evidence}
     frames: dict[str, pl.LazyFrame] = {}
     for role, value in values.items():
@@ -231,6 +235,7 @@ def _run(
         frames[role] = _check_ref_column(lazy, role)
     csv = (_is_csv(claims), _is_csv(evidence))
     refs = _plan(frames)
+    phase(progress, "evaluating", refs.height)
     parts: list[pl.DataFrame] = []
     done = 0
     for batch in _batches(refs, batch_documents):
@@ -241,6 +246,7 @@ def _run(
         done += batch.height
         if progress:
             progress(done, refs.height)
+    phase(progress, "writing", step="summary")
     if parts:
         arrow = pl.concat(parts).sort("document_ref").to_arrow()
         documents = pa.Table.from_arrays(

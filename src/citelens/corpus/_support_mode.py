@@ -15,7 +15,7 @@ from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
 from citelens.corpus._edges import EDGE_TABLE_SCHEMA, EdgeBatch, edge_batch, empty_edge_batch
 from citelens.corpus._outputs import OutputSet, _score, _write_outputs
-from citelens.corpus._pipeline import BATCH_WORKERS, ordered_map
+from citelens.corpus._pipeline import BATCH_WORKERS, ordered_map, phase
 from citelens.corpus._pseudonyms import run_key, worst_documents
 from citelens.corpus._scan import (
     DOC,
@@ -33,6 +33,7 @@ from citelens.corpus._support import (
 )
 from citelens.limits import Limits
 from citelens.support._kernel import REASON_CODES
+from citelens.types import CorpusInput
 
 # Documents per batch: peak memory grows with the batch (measured: one batch of 20,000
 # documents of 105 edges peaks at about 1.6 GiB, batches of 5,000 at about 0.75 GiB at 1 M and
@@ -67,6 +68,21 @@ class SupportCorpusResult:
             self.summary_markdown(),
             (("edges.parquet", self.edges),),
         )
+
+    def to_arrow(self) -> pa.Table:
+        """:attr:`documents`: one row per document (the table of ``documents.parquet``)."""
+        return self.documents
+
+    def to_polars(self) -> pl.DataFrame:
+        """:attr:`documents` as a Polars frame (:attr:`edges` stays Arrow)."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.documents)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :attr:`documents` (``pa.table(result)``,
+        ``pl.DataFrame(result)``, DuckDB read one row per document)."""
+        return self.documents.__arrow_c_stream__(requested_schema)
 
     def __repr__(self) -> str:
         return f"SupportCorpusResult(document_count={self.documents.num_rows})"
@@ -205,10 +221,10 @@ def _summary_markdown(summary: dict[str, Any]) -> str:
 
 
 def run_support_corpus(
-    claims: Any,
-    evidence: Any = None,
-    citations: Any = None,
-    adjudications: Any = None,
+    claims: CorpusInput,
+    evidence: CorpusInput | None = None,
+    citations: CorpusInput | None = None,
+    adjudications: CorpusInput | None = None,
     *,
     limits: Limits | None = None,
     batch_documents: int = SUPPORT_BATCH_DOCUMENTS,
@@ -225,7 +241,8 @@ def run_support_corpus(
     HMAC-SHA-256 under ``pseudonym_key`` (bytes, at least 16), or under a random key drawn
     for this run when it is ``None`` (pseudonyms then link rows within this run only), unless
     ``raw_identifiers=True`` (such output must not be published). ``progress(done, total)``
-    is called as documents complete.
+    is called as documents complete; a ``progress`` with a ``phase`` method is also told the
+    phases of the run (:class:`citelens.corpus._pipeline.PhaseProgress`).
     """
     return attempt(
         lambda: _run_support_corpus(
@@ -270,6 +287,7 @@ def _support_batches(
     if type(batch_documents) is not int or batch_documents < 1:
         raise _fail("batch_documents must be a positive integer", "policy")
     resolved = limits or Limits()
+    phase(progress, "reading")
     values = dict(zip(ROLES, (claims, evidence, citations, adjudications)))
     lazy = {role: _lazy(value, role) for role, value in values.items()}
     frames = {
@@ -281,6 +299,7 @@ def _support_batches(
         raise _fail("claims input could not be read", "input")
     refs = _plan(frames)
     total = refs.height
+    phase(progress, "evaluating", total)
 
     def evaluate(batch: pl.DataFrame) -> _Batch:
         # Batches are contiguous in document_ref order, so a range predicate selects exactly
@@ -322,6 +341,7 @@ def _support_batches(
         done += count
         if progress:
             progress(done, total)
+    phase(progress, "writing")
 
 
 def _run_support_corpus(**options: Any) -> SupportCorpusResult:
@@ -335,15 +355,16 @@ def _run_support_corpus(**options: Any) -> SupportCorpusResult:
     edge_table = None
     if options["edges"]:
         edge_table = pa.concat_tables(edge_parts) if edge_parts else EDGE_TABLE_SCHEMA.empty_table()
+    phase(options["progress"], "writing", step="summary")
     summary = _summary(table, options["key"])
     return SupportCorpusResult(documents=table, summary=summary, edges=edge_table)
 
 
 def write_support_corpus(
-    claims: Any,
-    evidence: Any = None,
-    citations: Any = None,
-    adjudications: Any = None,
+    claims: CorpusInput,
+    evidence: CorpusInput | None = None,
+    citations: CorpusInput | None = None,
+    adjudications: CorpusInput | None = None,
     *,
     out_dir: object,
     limits: Limits | None = None,
@@ -385,11 +406,14 @@ def write_support_corpus(
                 del batch  # released before the next batch is awaited
             # read through a Python file object: Arrow cannot open a path that is not UTF-8
             # (an output directory named by undecodable bytes), Python can
+            phase(progress, "writing", step="parquet")
             with out.finish_table("documents.parquet").open("rb") as staged:
                 documents = pq.read_table(staged)
+            phase(progress, "writing", step="summary")
             summary = _summary(documents, key)
             out.write_text("summary.json", canonical_json(summary))
             out.write_text("summary.md", _summary_markdown(summary))
+            phase(progress, "writing", step="publish")  # fsync every file, then rename
             out.commit()
         return summary
 

@@ -224,7 +224,8 @@ h1{font-size:1.5rem;margin:0 0 .5rem}
 .meta td{padding:.15rem .8rem .15rem 0;font-size:.9rem}
 .card{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:1rem;margin:1rem 0}
 .card h2{font-size:1.1rem;margin:0 0 .5rem}
-.passed h2{color:#1a7f37}.failed h2{color:#cf222e}.skipped h2{color:#6e7781}
+.passed h2{color:#1a7f37}.failed h2,.regressed h2{color:#cf222e}.skipped h2{color:#6e7781}
+.status-note{color:#cf222e;font-size:.85rem;margin:0 0 .5rem}
 table.metrics{border-collapse:collapse;font-size:.9rem}
 table.metrics th,table.metrics td{border-bottom:1px solid #eaeef2;padding:.2rem .7rem;
 text-align:left}
@@ -236,7 +237,10 @@ text-align:center}
 table.confusion td.diag{outline:2px solid #1a7f37;outline-offset:-2px}
 .failures{color:#cf222e;font-size:.85rem}
 .trends{display:flex;flex-wrap:wrap;gap:1rem}
-.trend-box{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:.6rem;width:260px}
+.trend-box{background:#fff;border:1px solid #d0d7de;border-radius:.5rem;padding:.6rem;width:310px}
+h3.family{font-size:.9rem;margin:.8rem 0 .4rem}
+svg.trend text{font-size:10px;fill:#57606a}svg.trend text.value{fill:#0969da;font-weight:600}
+svg.trend text.baseline-label{fill:#bf8700}
 .trend-box h3{font-size:.8rem;margin:0 0 .3rem;word-break:break-all}
 svg.trend{display:block;background:#fbfbfc}
 .latest{font-size:.85rem}
@@ -290,23 +294,169 @@ def _confusion_html(detail: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def _trend_svg(key: str, points: Sequence[tuple[str, float]], kind: str) -> str:
-    width, height, pad = 240, 60, 6
-    values = [v for _, v in points]
-    lo, hi = min(values), max(values)
+# One y scale per metric family (kind), so that equal distances mean equal changes across
+# the charts of a family: a rate always spans 0–100 %, a count, ms or per-claim value spans 0
+# to the largest value of that kind on the page (trend points and baselines alike). A scale
+# per line made a wobble and a 30-point drop look the same (issue 11).
+_FAMILY_TITLE = {
+    "rate": "Rates (one scale: 0–100%)",
+    "count": "Counts (one scale: 0 to the largest count shown)",
+    "ms": "Latencies in ms (one scale: 0 to the largest latency shown)",
+    "per_claim": "Per-claim values (one scale: 0 to the largest value shown)",
+}
+_FAMILY_ORDER = ("rate", "count", "ms", "per_claim")
+
+_W, _H = 300, 150  # chart size
+_LEFT, _RIGHT, _TOP, _BOTTOM = 52, 14, 12, 30  # plot margins: y labels left, x labels below
+
+
+def _family_scales(
+    history: Mapping[str, Sequence[tuple[str, float]]], baselines: Mapping[str, float]
+) -> dict[str, tuple[float, float]]:
+    """The (low, high) y range of every family on the page."""
+    highs: dict[str, float] = {}
+    for key, points in history.items():
+        kind = _kind(*_split(key))
+        values = [v for _, v in points]
+        if key in baselines:
+            values.append(baselines[key])
+        highs[kind] = max([highs.get(kind, 0.0), *values])
+    return {kind: (0.0, 1.0 if kind == "rate" else max(high, 0.0)) for kind, high in highs.items()}
+
+
+def _split(key: str) -> tuple[str, str]:
+    scorer, _, metric = key.partition(".")
+    return scorer, metric
+
+
+def _trend_svg(
+    key: str,
+    points: Sequence[tuple[str, float]],
+    kind: str,
+    scale: tuple[float, float],
+    baseline: float | None,
+) -> str:
+    """One trend chart: y axis with the family's scale, x axis oldest → latest, the line with
+    a dot per run, the first and latest values written at their points, and the baseline as a
+    dashed line with its value."""
+    lo, hi = scale
+    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     n = len(points)
-    coords = []
-    for i, (_, v) in enumerate(points):
-        x = pad + (width - 2 * pad) * (i / (n - 1) if n > 1 else 0.5)
-        y = height / 2 if hi == lo else pad + (height - 2 * pad) * (1 - (v - lo) / (hi - lo))
-        coords.append(f"{x:.1f},{y:.1f}")
+
+    def y_of(value: float) -> float:
+        if hi == lo:  # an empty scale (every value 0): a flat mid line
+            return _TOP + plot_h / 2
+        return _TOP + plot_h * (1 - (min(max(value, lo), hi) - lo) / (hi - lo))
+
+    def x_of(i: int) -> float:
+        return _LEFT + plot_w * (i / (n - 1) if n > 1 else 0.5)
+
+    coords = [(x_of(i), y_of(v)) for i, (_, v) in enumerate(points)]
     title = "; ".join(f"{run}: {display_value(v, kind)}" for run, v in points)
-    return (
-        f'<svg class="trend" data-metric="{_e(key)}" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img"><title>{_e(title)}</title>'
-        f'<polyline fill="none" stroke="#0969da" stroke-width="2" points="{" ".join(coords)}"/>'
-        "</svg>"
+    parts = [
+        f'<svg class="trend" data-metric="{_e(key)}" width="{_W}" height="{_H}" '
+        f'viewBox="0 0 {_W} {_H}" role="img"><title>{_e(title)}</title>',
+    ]
+    # y axis: three ticks (low, middle, high) with grid lines and the family's display
+    for frac in (0.0, 0.5, 1.0):
+        value = lo + (hi - lo) * frac
+        y = _TOP + plot_h * (1 - frac)
+        label = display_value(value if kind != "count" else round(value), kind)
+        parts.append(
+            f'<line class="grid" x1="{_LEFT}" y1="{y:.1f}" x2="{_W - _RIGHT}" y2="{y:.1f}" '
+            'stroke="#eaeef2"/>'
+            f'<text class="tick" x="{_LEFT - 4}" y="{y + 3:.1f}" text-anchor="end">'
+            f"{_e(label)}</text>"
+        )
+    parts.append(
+        f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_TOP + plot_h}" '
+        'stroke="#57606a"/>'
+        f'<line class="axis" x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_W - _RIGHT}" '
+        f'y2="{_TOP + plot_h}" stroke="#57606a"/>'
+        f'<text class="tick" x="{_LEFT}" y="{_H - 16}" text-anchor="start">oldest</text>'
+        f'<text class="tick" x="{_W - _RIGHT}" y="{_H - 16}" text-anchor="end">latest</text>'
+        f'<text class="tick" x="{_LEFT + plot_w / 2:.1f}" y="{_H - 4}" text-anchor="middle">'
+        f"last {n} runs</text>"
     )
+    if baseline is not None:
+        y = y_of(baseline)
+        parts.append(
+            f'<line class="baseline" x1="{_LEFT}" y1="{y:.1f}" x2="{_W - _RIGHT}" y2="{y:.1f}" '
+            'stroke="#bf8700" stroke-width="1.5" stroke-dasharray="5 3"/>'
+            # in the middle: the first and latest value labels sit at the two ends
+            f'<text class="baseline-label" x="{_LEFT + plot_w / 2:.1f}" y="{y - 3:.1f}" '
+            'text-anchor="middle">'
+            f"baseline {_e(display_value(baseline, kind))}</text>"
+        )
+    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+    parts.append(f'<polyline fill="none" stroke="#0969da" stroke-width="2" points="{line}"/>')
+    parts.extend(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="#0969da"/>' for x, y in coords)
+    # value labels at the first and the latest point (every point is in the <title>)
+    for index, anchor in ((0, "start"), (n - 1, "end")):
+        x, y = coords[index]
+        above = y - 6 if y - 6 > _TOP + 4 else y + 14
+        parts.append(
+            f'<text class="value" x="{x:.1f}" y="{above:.1f}" text-anchor="{anchor}">'
+            f"{_e(display_value(points[index][1], kind))}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _trends_html(
+    history: Mapping[str, Sequence[tuple[str, float]]], baselines: Mapping[str, float]
+) -> list[str]:
+    """The trend section: one group per metric family, each group on one scale."""
+    scales = _family_scales(
+        {k: p for k, p in history.items() if len(p) >= 2},
+        {k: b for k, b in baselines.items() if len(history.get(k, ())) >= 2},
+    )
+    out = ['<section class="card"><h2>Trends</h2>']
+    by_kind: dict[str, list[str]] = {}
+    for key in history:
+        by_kind.setdefault(_kind(*_split(key)), []).append(key)
+    for kind in sorted(by_kind, key=lambda k: _FAMILY_ORDER.index(k) if k in _FAMILY_ORDER else 9):
+        out.append(f'<h3 class="family">{_e(_FAMILY_TITLE.get(kind, kind))}</h3>')
+        out.append('<div class="trends">')
+        for key in by_kind[kind]:
+            points = history[key]
+            out.append(f'<div class="trend-box"><h3>{_e(key)}</h3>')
+            if len(points) < 2:
+                out.append("<p>not enough history yet</p></div>")
+                continue
+            out.append(_trend_svg(key, points, kind, scales[kind], baselines.get(key)))
+            out.append(
+                f'<p class="latest">latest: {_e(display_value(points[-1][1], kind))}</p></div>'
+            )
+        out.append("</div>")
+    out.append("</section>")
+    return out
+
+
+def _baselines(card: Mapping[str, Any]) -> dict[str, float]:
+    """``<scorer>.<metric>`` → the baseline's (rounded) value, where the gate compared one."""
+    out: dict[str, float] = {}
+    for (scorer, metric), comp in _comparisons(card).items():
+        value = comp.get("baseline")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"{scorer}.{metric}"] = float(value)
+    return out
+
+
+def card_status(entry: Mapping[str, Any], comps: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """(status word, CSS class) of a scorer card. A scorer without failures is ``PASS`` only
+    when none of its metrics regressed or went unmeasured against the baseline: otherwise
+    the card says ``REGRESSION`` (or ``UNMEASURED``) in red, so that no green PASS stands
+    above red rows (issue 11). A failed or skipped scorer keeps its word."""
+    status = entry["status"]
+    if status != "passed":
+        return _WORD[status], status
+    statuses = {comp["status"] for comp in comps}
+    if "regression" in statuses:
+        return "REGRESSION", "regressed"
+    if "unmeasured" in statuses:
+        return "UNMEASURED", "regressed"
+    return _WORD[status], status
 
 
 def render_html(card: Mapping[str, Any], history: Mapping[str, Sequence[tuple[str, float]]]) -> str:
@@ -346,8 +496,16 @@ def render_html(card: Mapping[str, Any], history: Mapping[str, Sequence[tuple[st
     comps = _comparisons(card)
     for entry in results:
         sid = entry["id"]
-        out.append(f'<section class="card {_e(entry["status"])}" id="{_e(sid)}">')
-        out.append(f"<h2>{_e(sid)} — {_e(_WORD[entry['status']])}</h2>")
+        mine = [c for c in comps.values() if c["scorer"] == sid]
+        word, css = card_status(entry, mine)
+        out.append(f'<section class="card {_e(css)}" id="{_e(sid)}">')
+        out.append(f"<h2>{_e(sid)} — {_e(word)}</h2>")
+        if css == "regressed":
+            bad = sum(1 for c in mine if c["status"] in ("regression", "unmeasured"))
+            out.append(
+                '<p class="status-note">scorer checks passed (no failures), but '
+                f"{bad} metric(s) regressed or went unmeasured against the baseline</p>"
+            )
         if entry["status"] == "skipped":
             out.append(f"<p>Skipped: {_e(entry.get('reason', ''))}</p></section>")
             continue
@@ -374,15 +532,6 @@ def render_html(card: Mapping[str, Any], history: Mapping[str, Sequence[tuple[st
                 out.append(f"<li>… and {len(failures) - 50} more failure(s)</li>")
             out.append("</ul>")
         out.append("</section>")
-    out.append('<section class="card"><h2>Trends</h2><div class="trends">')
-    for key, points in history.items():
-        scorer, _, metric = key.partition(".")
-        kind = _kind(scorer, metric)
-        out.append(f'<div class="trend-box"><h3>{_e(key)}</h3>')
-        if len(points) < 2:
-            out.append("<p>not enough history yet</p></div>")
-            continue
-        out.append(_trend_svg(key, points, kind))
-        out.append(f'<p class="latest">latest: {_e(display_value(points[-1][1], kind))}</p></div>')
-    out.append("</div></section></body></html>")
+    out.extend(_trends_html(history, _baselines(card)))
+    out.append("</body></html>")
     return "\n".join(out) + "\n"

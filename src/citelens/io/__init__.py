@@ -9,7 +9,12 @@ Capabilities import from this package.
 
 No reader hands a hostile file to an engine (issue 10): the bounds below are checked first, in
 linear time, and a file beyond one raises :class:`ReadFailure` with a fixed ``cause``
-(:data:`READ_CAUSES`), never a value of the input.
+(:data:`READ_CAUSES`), never a value of the input. Where the reason is known more precisely
+the failure is a :class:`Refused` (:data:`REASONS`, with a line number for JSON Lines), which
+:func:`describe` words as a fixed sentence (``claims file not found``): capabilities keep their
+contract's message and set that sentence as the error's ``detail``, which the CLI prints.
+Text formats may be gzip or zstd compressed, and ``.tsv`` is CSV with a tab
+(:mod:`citelens.io._compressed`).
 
 * :data:`MAX_DEPTH` = 32: nesting of JSON arrays and objects (:class:`JsonScan`, a
   bracket-depth pre-scan that respects strings) and of Arrow types (:func:`check_schema`).
@@ -31,6 +36,7 @@ from citelens.io._bounds import (
     check_schema,
     read_bounded,
 )
+from citelens.io._compressed import FileKind, file_kind, read_text_file
 from citelens.io._csv import (
     boolean_cells,
     csv_header,
@@ -40,10 +46,9 @@ from citelens.io._csv import (
 )
 from citelens.io._files import (
     DATA_SUFFIXES,
+    data_file_kind,
     data_file_suffix,
-    is_table_object,
     read_data_file,
-    read_table_object,
 )
 from citelens.io._json import decode_utf8, loads_json, reject_constant
 from citelens.io._jsonl import jsonl_records, jsonl_table, jsonl_values, read_jsonl
@@ -53,7 +58,15 @@ from citelens.io._jsonl_blocks import (
     jsonl_blocks,
     stage_jsonl,
 )
-from citelens.io._values import READ_CAUSES, ReadFailure, drop_nulls, table_rows
+from citelens.io._refusal import REASONS, Refused, describe
+from citelens.io._values import (
+    READ_CAUSES,
+    ReadFailure,
+    drop_nulls,
+    is_table_object,
+    read_table_object,
+    table_rows,
+)
 
 __all__ = [
     "DATA_SUFFIXES",
@@ -63,16 +76,22 @@ __all__ = [
     "MAX_LINE_BYTES",
     "READER_PANICS",
     "READ_CAUSES",
+    "REASONS",
+    "FileKind",
     "JsonScan",
     "ReadFailure",
+    "Refused",
     "StagedJsonl",
     "boolean_cells",
     "check_json",
     "check_schema",
     "csv_header",
+    "data_file_kind",
     "data_file_suffix",
     "decode_utf8",
+    "describe",
     "drop_nulls",
+    "file_kind",
     "integer_cells",
     "is_table_object",
     "jsonl_blocks",
@@ -85,6 +104,7 @@ __all__ = [
     "read_data_file",
     "read_jsonl",
     "read_table_object",
+    "read_text_file",
     "reject_constant",
     "stage_jsonl",
     "table_rows",

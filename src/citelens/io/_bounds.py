@@ -33,6 +33,7 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
+from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure
 
 __all__ = [
@@ -70,8 +71,9 @@ _CLASS[ord("]")] = _CLASS[ord("}")] = -1
 _QUOTE, _NEWLINE = ord('"'), ord("\n")
 
 
-class JsonRefused(ReadFailure, ValueError):
-    """The pre-scan refused JSON text (``cause`` as for :class:`ReadFailure`). It is also the
+class JsonRefused(Refused):
+    """The pre-scan refused JSON text (``cause`` as for :class:`ReadFailure`; ``reason`` and,
+    for JSON Lines, the 1-based ``line`` as for :class:`Refused`). It is also the
     ``ValueError`` a JSON parser raises on malformed text, so every caller that catches the
     parser's refusal catches this one too."""
 
@@ -100,7 +102,7 @@ class JsonScan:
     and outside strings (outside, a backslash is invalid JSON).
 
     Raises :class:`JsonRefused` with cause ``depth`` (too deep), ``size`` (a line too long) or
-    ``unreadable`` (a malformed line, ``lines`` only).
+    ``unreadable`` (a malformed line or text); with ``lines``, the refusal names the line.
     """
 
     def __init__(self, *, lines: bool) -> None:
@@ -109,6 +111,7 @@ class JsonScan:
         self._odd_backslash = False  # the text so far ends in an odd run of backslashes
         self._depth = 0  # nesting depth at the end of the text so far
         self._line_bytes = 0  # bytes of the last, unfinished line
+        self._newlines = 0  # newlines scanned so far (the line numbers of refusals)
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Scan the next piece of the text (pieces may split lines and UTF-8 characters)."""
@@ -127,7 +130,7 @@ class JsonScan:
     def finish(self) -> None:
         """The text has ended: with ``lines``, its last line must be complete JSON too."""
         if self._lines and (self._depth or self._in_string):
-            raise JsonRefused()
+            raise JsonRefused("jsonl", self._newlines + 1)
 
     def _line_lengths(self, piece: bytes) -> None:
         if not self._lines:
@@ -140,7 +143,7 @@ class JsonScan:
         else:
             longest, tail = 0, self._line_bytes + len(piece)
         if max(longest, tail) > MAX_LINE_BYTES:
-            raise JsonRefused("size")
+            raise JsonRefused("line_size")
         self._line_bytes = tail
 
     def _step(self, kinds: npt.NDArray[np.uint8]) -> None:
@@ -159,10 +162,16 @@ class JsonScan:
         malformed = depths < 0
         if self._lines:  # a line that ends in a string or not at depth 0
             malformed |= (kinds == _NEWLINE) & (inside | (depths != 0))
-        failures = [(_first(depths > MAX_DEPTH), "depth"), (_first(malformed), "unreadable")]
+        failures = [(_first(depths > MAX_DEPTH), "depth"), (_first(malformed), "json")]
         first, cause = min(failures)
+        newlines = kinds == _NEWLINE
         if first < kinds.size:
-            raise JsonRefused(cause)
+            if not self._lines:
+                raise JsonRefused(cause)
+            # the line of the failing byte: a newline that fails belongs to the line it ends
+            line = self._newlines + int(np.count_nonzero(newlines[:first])) + 1
+            raise JsonRefused("depth_line" if cause == "depth" else "jsonl", line)
+        self._newlines += int(np.count_nonzero(newlines))
         self._depth, self._in_string = int(depths[-1]), bool(inside[-1])
 
 
@@ -187,10 +196,10 @@ def read_bounded(path: Path, bound: int | None = None) -> bytes:
     limit = MAX_FILE_BYTES if bound is None else bound
     with path.open("rb") as handle:
         if os.fstat(handle.fileno()).st_size > limit:
-            raise ReadFailure("size")
+            raise Refused("size")
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise ReadFailure("size")
+        raise Refused("size")
     return data
 
 

@@ -1,9 +1,9 @@
 """CSV, read and typed once for every capability (conventions §3, support-metrics.md §4.2,
 summary-citations.md §4.3, minimality.md §6).
 
-Reading: RFC 4180 (comma, ``"`` quoting), UTF-8 with an optional BOM, fully empty lines
-skipped, a repeated header name or a ragged row makes the file unreadable, no header row is
-zero records. Every cell is text and an empty cell is null.
+Reading: RFC 4180 (comma, ``"`` quoting; TSV the same with a tab), UTF-8 with an optional
+BOM, fully empty lines skipped, a repeated header name or a ragged row makes the file
+unreadable, no header row is zero records. Every cell is text and an empty cell is null.
 
 Typing: a contract types some columns. A cell of an integer column that is a base-10 integer
 (ASCII digits with an optional ``-``, or ``+``/``-`` where the contract allows it) becomes an
@@ -15,6 +15,7 @@ cell that does not parse keeps its text. The cell rules are Polars expressions
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -29,6 +30,7 @@ import pyarrow.parquet as pq
 
 from citelens.io import _bounds
 from citelens.io._json import decode_utf8
+from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure, drop_nulls
 
 __all__ = [
@@ -61,8 +63,9 @@ def _text_cells(header: list[str]) -> pa_csv.ConvertOptions:
     )
 
 
-def read_csv(data: bytes) -> pa.Table:
-    """The CSV file ``data`` as an all-text Arrow table (empty cell = null).
+def read_csv(data: bytes, delimiter: str = ",") -> pa.Table:
+    """The CSV file ``data`` as an all-text Arrow table (empty cell = null); ``delimiter``
+    ``"\t"`` reads TSV (the same rules, a tab between fields).
 
     Malformed content raises ``ValueError`` (Arrow's ``ArrowInvalid``, invalid UTF-8),
     ``csv.Error``, or :class:`ReadFailure` for a repeated header name."""
@@ -70,11 +73,16 @@ def read_csv(data: bytes) -> pa.Table:
     lines = [line for line in text.splitlines() if line != ""]
     if not lines:
         return pa.table({})
-    header = csv_header(lines[0])
+    header = csv_header(lines[0], delimiter)
+    parse = (
+        _PARSE
+        if delimiter == ","
+        else pa_csv.ParseOptions(newlines_in_values=True, delimiter=delimiter)
+    )
     return pa_csv.read_csv(
         io.BytesIO(text.encode("utf-8")),
         read_options=pa_csv.ReadOptions(use_threads=False),
-        parse_options=_PARSE,
+        parse_options=parse,
         convert_options=_text_cells(header),
     )
 
@@ -103,10 +111,28 @@ def stage_csv(path: Path, header: list[str], target: Path, block_bytes: int) -> 
             block_bytes = min(block_bytes * 16, size + 1, largest)
     except ReadFailure as refused:
         cause = refused.cause
-    except _UNREADABLE:
-        cause = "unreadable"
+    except _UNREADABLE:  # Arrow refused the content: invalid UTF-8, or malformed CSV
+        cause = "encoding" if not _utf8_file(path) else "csv"
     if cause is not None:
-        raise ReadFailure(cause)
+        # a staged row beyond the bound is a line too long (the file itself is not bounded)
+        reason = {"size": "line_size", "encoding": "encoding", "csv": "csv"}.get(cause)
+        raise Refused(reason) if reason is not None else ReadFailure(cause)
+
+
+def _utf8_file(path: Path) -> bool:
+    """Whether the file is valid UTF-8, decoded a block at a time (only after Arrow refused
+    it, to tell the two causes apart without reading Arrow's message)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with path.open("rb") as handle:
+            while block := handle.read(4 * 1024 * 1024):
+                decoder.decode(block)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    except OSError:  # unreadable now: not a question of encoding
+        return True
+    return True
 
 
 # Arrow's CSV block size is an int32.
@@ -136,11 +162,11 @@ def _stage_blocks(path: Path, header: list[str], target: Path, block_bytes: int)
     return True
 
 
-def csv_header(line: str) -> list[str]:
-    """The column names of a CSV header line; a repeated name makes the file unreadable
-    (:class:`ReadFailure`; engines would silently rename it). Raises ``csv.Error`` for a
-    malformed line."""
-    header = next(csv.reader([line]), [])
+def csv_header(line: str, delimiter: str = ",") -> list[str]:
+    """The column names of a CSV (or, with ``delimiter`` ``"\t"``, TSV) header line; a
+    repeated name makes the file unreadable (:class:`ReadFailure`; engines would silently
+    rename it). Raises ``csv.Error`` for a malformed line."""
+    header = next(csv.reader([line], delimiter=delimiter), [])
     if len(set(header)) != len(header):
         raise ReadFailure("columns")
     return header

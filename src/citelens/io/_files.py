@@ -23,10 +23,12 @@ import pyarrow as pa
 import pyarrow.ipc as pa_ipc
 import pyarrow.parquet as pq
 
-from citelens.io._bounds import READER_PANICS, check_json, check_schema, read_bounded
+from citelens.io._bounds import READER_PANICS, check_json, check_schema
+from citelens.io._compressed import FileKind, file_kind, read_text_file
 from citelens.io._csv import read_csv
 from citelens.io._json import decode_utf8, loads_json
 from citelens.io._jsonl import read_jsonl
+from citelens.io._refusal import Refused, opened
 from citelens.io._values import ReadFailure, drop_nulls, table_rows
 
 # ReadFailure, drop_nulls and table_rows live in _values; they stay importable from here for
@@ -34,12 +36,11 @@ from citelens.io._values import ReadFailure, drop_nulls, table_rows
 __all__ = [
     "DATA_SUFFIXES",
     "ReadFailure",
+    "data_file_kind",
     "data_file_suffix",
     "drop_nulls",
-    "is_table_object",
     "read_data_file",
     "read_data_frame",
-    "read_table_object",
     "table_rows",
 ]
 
@@ -51,8 +52,11 @@ DATA_SUFFIXES: tuple[str, ...] = (
     ".jsonl",
     ".ndjson",
     ".csv",
+    ".tsv",
     ".json",
 )
+"""The data-file formats by name; each text format (``.jsonl``, ``.ndjson``, ``.csv``,
+``.tsv``, ``.json``) may also end in ``.gz`` or ``.zst``."""
 
 # What reading a malformed or missing input file raises: the file system (OSError), invalid
 # UTF-8 and JSON (ValueError), nesting deeper than the interpreter allows (RecursionError),
@@ -61,74 +65,31 @@ DATA_SUFFIXES: tuple[str, ...] = (
 _UNREADABLE = (OSError, ValueError, RecursionError, csv.Error, pa.ArrowException, ReadFailure)
 
 
-def data_file_suffix(value: object) -> str | None:
-    """The lower-cased data-file suffix of a ``str``/``os.PathLike`` path, else ``None``."""
+def _name_of(value: object) -> str | None:
+    """The path text of a ``str``/``os.PathLike`` value, else ``None``."""
     if isinstance(value, str):
-        name = value
-    elif isinstance(value, os.PathLike):
+        return value
+    if isinstance(value, os.PathLike):
         try:
             raw = os.fspath(value)
         except Exception:  # a caller object raised (conventions §1.2): not a data file
             return None
-        if not isinstance(raw, str):
-            return None
-        name = raw
-    else:
-        return None
-    lowered = name.lower()
-    for suffix in DATA_SUFFIXES:
-        if lowered.endswith(suffix):
-            return suffix
+        return raw if isinstance(raw, str) else None
     return None
 
 
-def is_table_object(value: object) -> bool:
-    """True for Arrow tables/batches, Polars frames and any ``__arrow_c_stream__`` object."""
-    if isinstance(value, pa.Table | pa.RecordBatch):
-        return True
-    module = type(value).__module__
-    if module.startswith("polars") and type(value).__name__ == "DataFrame":
-        return True
-    try:
-        return callable(getattr(type(value), "__arrow_c_stream__", None))
-    except Exception:  # a caller class whose attribute lookup raises is no table object
-        return False
+def data_file_kind(value: object) -> FileKind | None:
+    """The :class:`FileKind` of a ``str``/``os.PathLike`` data-file path, else ``None``."""
+    name = _name_of(value)
+    return None if name is None else file_kind(name)
 
 
-def _table_of(value: object, limit: int | None) -> pa.Table:
-    if isinstance(value, pa.Table):
-        return value
-    if isinstance(value, pa.RecordBatch):
-        return pa.Table.from_batches([value])
-    if type(value).__module__.startswith("polars") and hasattr(value, "to_arrow"):
-        table: pa.Table = value.to_arrow()
-        return table
-    reader = pa.RecordBatchReader.from_stream(value)
-    batches: list[pa.RecordBatch] = []
-    seen = 0
-    for batch in reader:
-        batches.append(batch)
-        seen += batch.num_rows
-        if limit is not None and seen > limit:
-            break  # limit + 1 rows seen: the rest of the stream is never consumed
-    return pa.Table.from_batches(batches, schema=reader.schema)
-
-
-def read_table_object(value: object, limit: int | None = None) -> pa.Table:
-    """Read a table object; a stream is read only until ``limit + 1`` rows have been seen."""
-    failed = False
-    table: pa.Table | None = None
-    try:
-        table = _table_of(value, limit)
-    except Exception:  # the caller's object raised while read (conventions §1.2)
-        failed = True
-    if failed or not isinstance(table, pa.Table):
-        raise ReadFailure()
-    # repeated names or too deep a nesting: refused before any engine converts the table
-    check_schema(table.schema)
-    if limit is not None and table.num_rows > limit + 1:
-        table = table.slice(0, limit + 1)
-    return table
+def data_file_suffix(value: object) -> str | None:
+    """The lower-cased format suffix of a ``str``/``os.PathLike`` data-file path, else
+    ``None``: a compressed file gives its format's (``claims.jsonl.gz`` is ``.jsonl``) and a
+    TSV file ``.csv`` (it reads as CSV with a tab)."""
+    kind = data_file_kind(value)
+    return None if kind is None else kind.suffix
 
 
 def _read_ipc(path: Path) -> pa.Table:
@@ -147,49 +108,82 @@ def _read_ipc(path: Path) -> pa.Table:
         return stream_reader.read_all()
 
 
-def _read(target: Path, suffix: str) -> pa.Table | Any:
-    if not target.is_file():
-        raise ReadFailure()
-    if suffix == ".parquet":
-        # ParquetFile reads the one file without the dataset layer (which imports pandas)
-        with pq.ParquetFile(target) as parquet:
-            check_schema(parquet.schema_arrow)
-            return parquet.read()
-    if suffix in (".arrow", ".feather", ".ipc"):
-        return _read_ipc(target)
-    data = read_bounded(target)
-    if suffix in (".jsonl", ".ndjson"):
+def _read_binary(target: Path, suffix: str) -> pa.Table:
+    """A Parquet or Arrow IPC file; whatever its reader refuses is ``parquet``/``arrow``."""
+    reason: str | None = None
+    table: pa.Table | None = None
+    try:
+        if suffix == ".parquet":
+            # ParquetFile reads the one file without the dataset layer (which imports pandas)
+            with pq.ParquetFile(target) as parquet:
+                check_schema(parquet.schema_arrow)
+                table = parquet.read()
+        else:
+            table = _read_ipc(target)
+    except ReadFailure:  # a bound of citelens.io (its reason is kept by the caller)
+        raise
+    except _UNREADABLE:  # the format's reader refused the bytes (the file itself was opened)
+        reason = "parquet" if suffix == ".parquet" else "arrow"
+    if reason is not None or table is None:
+        raise Refused(reason or "arrow")
+    return table
+
+
+def _read(target: Path, kind: FileKind) -> pa.Table | Any:
+    opened(target)
+    if kind.suffix in (".parquet", ".arrow", ".feather", ".ipc"):
+        return _read_binary(target, kind.suffix)
+    data = read_text_file(target, kind.compression)
+    if kind.suffix in (".jsonl", ".ndjson"):
         return read_jsonl(data)
-    if suffix == ".csv":
-        return read_csv(data)
+    if kind.suffix == ".csv":
+        return read_csv(data) if kind.delimiter == "," else read_csv(data, kind.delimiter)
     check_json(data, lines=False)  # nesting bounded before json.loads recurses into it
     return loads_json(decode_utf8(data))
 
 
-def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
-    """Read a data file by its suffix. Tables come back as Arrow, ``.json`` as Python values.
+def _refusal(exc: BaseException, kind: FileKind) -> ReadFailure:
+    """The :class:`ReadFailure` to raise for what reading a file of ``kind`` raised."""
+    if isinstance(exc, Refused):
+        return Refused(exc.reason, exc.line)
+    if isinstance(exc, ReadFailure):
+        if exc.cause == "size" and kind.suffix in (".jsonl", ".ndjson"):
+            return Refused("line_size")  # whole files are refused as Refused("size")
+        if exc.cause in ("depth", "columns", "encoding"):
+            return Refused(exc.cause)
+        return ReadFailure(exc.cause)
+    if isinstance(exc, UnicodeError):  # invalid UTF-8 in a text format (conventions §3)
+        return Refused("encoding")
+    if kind.suffix == ".csv":
+        return Refused("csv")
+    if kind.suffix == ".json":
+        return Refused("json")
+    return ReadFailure("unreadable")
 
-    CSV columns are all text (empty cell = null); modules type the columns their contract
-    types (:func:`citelens.io.type_csv_columns`). ``limit`` caps the rows taken from a table
+
+def read_data_file(path: object, limit: int | None = None) -> pa.Table | Any:
+    """Read a data file by its name. Tables come back as Arrow, ``.json`` as Python values.
+
+    CSV and TSV columns are all text (empty cell = null); modules type the columns their
+    contract types (:func:`citelens.io.type_csv_columns`). Text formats may be gzip or zstd
+    compressed (:mod:`citelens.io._compressed`). ``limit`` caps the rows taken from a table
     at ``limit + 1``. A missing, unreadable or malformed file raises :class:`ReadFailure`;
-    so does a file beyond a bound of :mod:`citelens.io._bounds` (``cause`` names which).
+    so does a file beyond a bound of :mod:`citelens.io._bounds` (``cause`` names which). It
+    is a :class:`~citelens.io._refusal.Refused` when the reason is known more precisely
+    (:func:`~citelens.io.describe` words it).
     """
-    suffix = data_file_suffix(path)
-    if suffix is None:
-        raise ReadFailure()
+    kind = data_file_kind(path)
+    if kind is None:
+        raise Refused("type")
     target = Path(os.fspath(path))  # type: ignore[call-overload]
-    cause: str | None = None
+    failure: ReadFailure | None = None
     result: Any = None
     try:
-        result = _read(target, suffix)
-    except ReadFailure as refused:  # a bound or a rule of citelens refused the file
-        cause = refused.cause
-    except UnicodeError:  # invalid UTF-8 in a text format (conventions §3)
-        cause = "encoding"
-    except _UNREADABLE:  # the readers of the input refused it (conventions §3)
-        cause = "unreadable"
-    if cause is not None:
-        raise ReadFailure(cause)
+        result = _read(target, kind)
+    except _UNREADABLE as exc:  # a bound, a rule of citelens or a reader refused the file
+        failure = _refusal(exc, kind)
+    if failure is not None:
+        raise failure
     if isinstance(result, pa.Table) and limit is not None and result.num_rows > limit + 1:
         result = result.slice(0, limit + 1)
     return result

@@ -24,8 +24,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.json as pa_json
 
-from citelens.io._bounds import check_json, read_bounded
+from citelens.io._bounds import check_json
+from citelens.io._compressed import file_kind, read_text_file
 from citelens.io._json import decode_utf8, loads_json
+from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure, drop_nulls
 
 __all__ = ["jsonl_records", "jsonl_table", "jsonl_values", "read_jsonl"]
@@ -62,13 +64,20 @@ def _inexact(data_type: pa.DataType) -> bool:
 def jsonl_values(text: str) -> list[Any]:
     """The values of the non-blank lines of ``text``, nulls dropped from every mapping.
 
-    A malformed line raises ``ValueError`` (or ``RecursionError``)."""
+    A malformed line raises :class:`~citelens.io._refusal.Refused` (a ``ValueError``) naming
+    the line (1-based)."""
     values: list[Any] = []
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
         if not line.strip(" \t\r"):
             continue
-        values.append(drop_nulls(loads_json(line)))
+        malformed = False
+        try:
+            values.append(drop_nulls(loads_json(line)))
+        except (ValueError, RecursionError):  # the line is no JSON value
+            malformed = True
+        if malformed:
+            raise Refused("jsonl", number)
     return values
 
 
@@ -139,11 +148,14 @@ def jsonl_table(path: object) -> pa.Table:
     Values that no single Arrow type holds exactly (a column mixing identifiers and records,
     a line that is not an object, an integer beyond int64) cannot form a table:
     :class:`ReadFailure`, as for a file that is missing or malformed. A file without records
-    is a table without rows. So is a file beyond a bound (:mod:`citelens.io._bounds`)."""
-    cause: str | None = None
+    is a table without rows. So is a file beyond a bound (:mod:`citelens.io._bounds`). A
+    ``.gz``/``.zst`` name is decompressed first (:mod:`citelens.io._compressed`)."""
+    failure: ReadFailure | None = None
     table: pa.Table | None = None
     try:
-        data = read_bounded(Path(os.fspath(path)))  # type: ignore[call-overload]
+        target = Path(os.fspath(path))  # type: ignore[call-overload]
+        kind = file_kind(target.name)
+        data = read_text_file(target, None if kind is None else kind.compression)
         check_json(data, lines=True)
         records = jsonl_records(decode_utf8(data))
         if isinstance(records, pa.Table):
@@ -152,12 +164,14 @@ def jsonl_table(path: object) -> pa.Table:
             table = pa.Table.from_struct_array(records)
         else:
             table = pa.table({"document_ref": pa.array([], pa.string())})
-    except ReadFailure as refused:  # a bound of citelens.io refused the file
-        cause = refused.cause
+    except Refused as refused:  # a bound or rule of citelens.io, with its reason
+        failure = Refused(refused.reason, refused.line)
+    except ReadFailure as refused:
+        failure = ReadFailure(refused.cause)
     except UnicodeError:  # invalid UTF-8
-        cause = "encoding"
-    except RECORDS_UNREADABLE:
-        cause = "unreadable"
-    if cause is not None or table is None:
-        raise ReadFailure(cause or "unreadable")
+        failure = Refused("encoding")
+    except RECORDS_UNREADABLE:  # the lines' values form no one table
+        failure = Refused("jsonl_table")
+    if failure is not None or table is None:
+        raise failure or ReadFailure()
     return table

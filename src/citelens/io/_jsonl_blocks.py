@@ -35,9 +35,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from citelens.io import _bounds
-from citelens.io._bounds import JsonScan
+from citelens.io._bounds import JsonRefused, JsonScan
 from citelens.io._json import decode_utf8
 from citelens.io._jsonl import RECORDS_UNREADABLE, jsonl_records
+from citelens.io._refusal import Refused, opened
 from citelens.io._values import ReadFailure
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "conform_table", "jsonl_blocks", "merge_types", "stage_jsonl"]
@@ -57,10 +58,13 @@ class JsonlBlock:
     records: bool
 
 
-def _texts(path: Path, block_bytes: int) -> Iterator[str]:
+def _texts(path: Path, block_bytes: int) -> Iterator[tuple[str, int]]:
     """The file's text in blocks of whole lines (the BOM removed from the first block only),
-    each pre-scanned; a line beyond the line bound is refused when the bound is reached."""
+    each pre-scanned, with the number of lines before it; a line beyond the line bound is
+    refused when the bound is reached."""
     scan = JsonScan(lines=True)
+    before = 0
+    opened(path)
     with path.open("rb") as handle:
         first = True
         while True:
@@ -72,7 +76,8 @@ def _texts(path: Path, block_bytes: int) -> Iterator[str]:
                 # the rest of the line, never more than the bound allows (+1 to see beyond it)
                 data += handle.readline(_bounds.MAX_LINE_BYTES + 1)
             scan.feed(data)
-            yield decode_utf8(data) if first else data.decode("utf-8")
+            yield (decode_utf8(data) if first else data.decode("utf-8")), before
+            before += data.count(b"\n")
             first = False
 
 
@@ -81,9 +86,12 @@ def jsonl_blocks(path: object, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
 
     Raises :class:`ReadFailure` for a missing file, invalid UTF-8, a malformed line, values
     that form no table within a block, or a bound of :mod:`citelens.io._bounds` exceeded."""
-    cause: str | None = None
+    failure: ReadFailure | None = None
+    before = 0
     try:
-        for text in _texts(Path(os.fspath(path)), block_bytes):  # type: ignore[call-overload]
+        blocks = _texts(Path(os.fspath(path)), block_bytes)  # type: ignore[call-overload]
+        for text, offset in blocks:
+            before = offset  # kept for the line number of a refusal inside this block
             records = jsonl_records(text)
             if records is None or not len(records):  # no line holds a value
                 continue
@@ -94,14 +102,19 @@ def jsonl_blocks(path: object, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterat
                 yield JsonlBlock(pa.Table.from_struct_array(rows), False)
             else:
                 yield JsonlBlock(pa.Table.from_struct_array(records), True)
+    except JsonRefused as refused:  # the pre-scan: its line numbers count from the file's start
+        failure = Refused(refused.reason, refused.line)
+    except Refused as refused:  # a line of the block: numbered within the block
+        line = None if refused.line is None else refused.line + before
+        failure = Refused(refused.reason, line)
     except ReadFailure as refused:  # a bound of citelens.io refused the file
-        cause = refused.cause
+        failure = ReadFailure(refused.cause)
     except UnicodeError:  # invalid UTF-8
-        cause = "encoding"
-    except RECORDS_UNREADABLE:
-        cause = "unreadable"
-    if cause is not None:
-        raise ReadFailure(cause)
+        failure = Refused("encoding")
+    except RECORDS_UNREADABLE:  # the lines' values form no one table
+        failure = Refused("jsonl_table")
+    if failure is not None:
+        raise failure
 
 
 def merge_types(first: pa.DataType, second: pa.DataType) -> pa.DataType:

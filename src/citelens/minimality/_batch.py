@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from operator import is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,9 @@ from citelens.minimality._records import MISSING, field_column
 from citelens.minimality._rules import PROBLEMS, error, identifier_mask
 from citelens.minimality._tables import is_text_type
 from citelens.minimality._types import CitationMinimalityReport, records_from_columns
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "BATCH_TABLE_SCHEMA",
@@ -133,6 +136,21 @@ class CitationMinimalityBatchResult:
     table: pa.Table
     documents: pa.Table
     errors: pa.Table
+
+    def to_arrow(self) -> pa.Table:
+        """:attr:`table`: one row per citation record of every document."""
+        return self.table
+
+    def to_polars(self) -> pl.DataFrame:
+        """:attr:`table` as a Polars frame (``documents`` and ``errors`` stay Arrow)."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.table)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :attr:`table` (``pa.table(result)``,
+        ``pl.from_arrow(result)``, DuckDB)."""
+        return self.table.__arrow_c_stream__(requested_schema)
 
 
 # --------------------------------------------------------------------------- inputs

@@ -31,6 +31,7 @@ from citelens.minimality._batch import (
 from citelens.minimality._records import MISSING, field_value
 from citelens.minimality._rules import error
 from citelens.minimality._types import CitationMinimalityReport
+from citelens.types import CollectionLike
 
 __all__ = [
     "BATCH_TABLE_SCHEMA",
@@ -84,8 +85,8 @@ def _single(
 
 def check_with_table(
     source_text: str,
-    claims: Any,
-    citations: Any,
+    claims: CollectionLike,
+    citations: CollectionLike,
     *,
     max_excess_tokens: int = 0,
     limits: Limits | None = None,
@@ -104,8 +105,8 @@ def check_with_table(
 
 def check_citation_minimality(
     source_text: str,
-    claims: Any,
-    citations: Any,
+    claims: CollectionLike,
+    citations: CollectionLike,
     *,
     max_excess_tokens: int = 0,
     limits: Limits | None = None,
@@ -214,9 +215,9 @@ def _batch(
 
 
 def check_citation_minimality_batch(
-    documents: Any,
-    claims: Any = None,
-    citations: Any = None,
+    documents: CollectionLike,
+    claims: CollectionLike | None = None,
+    citations: CollectionLike | None = None,
     *,
     max_excess_tokens: int = 0,
     limits: Limits | None = None,

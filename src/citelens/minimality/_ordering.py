@@ -28,13 +28,13 @@ from citelens.io._files import (
     ReadFailure,
     data_file_suffix,
     drop_nulls,
-    is_table_object,
     read_data_file,
-    read_table_object,
 )
+from citelens.io._values import is_table_object, read_table_object
 from citelens.limits import Limits
 from citelens.minimality._rules import identifier_mask, map_offsets, offset_problems
 from citelens.minimality._tables import is_text_type
+from citelens.types import PathLike, TableLike
 
 __all__ = [
     "CITATION_ORDERING_SCHEMA_VERSION",
@@ -378,10 +378,11 @@ def _order_table(table: Any, limits: Limits | None) -> pa.Table:
     return ordered.take(indices)
 
 
-def order_citations_table(table: Any, *, limits: Limits | None = None) -> pa.Table:
+def order_citations_table(table: TableLike | PathLike, *, limits: Limits | None = None) -> pa.Table:
     """Order the citations of many claims at once (ordering.md §5).
 
-    ``table`` is an Arrow/Polars table, any ``__arrow_c_stream__`` object or a data-file path
+    ``table`` is a table object (:data:`citelens.types.TableLike`: Arrow, Polars eager or
+    lazy, an Arrow dataset, a DuckDB relation, any ``__arrow_c_stream__`` object) or a path
     with the columns ``claim_id, document_id, section, source_start, source_end, evidence_id,
     primary`` (``primary`` null = ``False``). Rows are validated as :class:`OrderingCitation`
     would validate them (the first failing row raises), the citation bound applies per claim,

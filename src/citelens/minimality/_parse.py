@@ -18,11 +18,11 @@ import pyarrow as pa
 from citelens.io._files import (
     ReadFailure,
     data_file_suffix,
-    is_table_object,
     read_data_file,
-    read_table_object,
 )
 from citelens.io._files import drop_nulls as _drop_nulls
+from citelens.io._refusal import describe
+from citelens.io._values import is_table_object, read_table_object
 from citelens.minimality._columns import CitationColumns, ClaimColumns
 from citelens.minimality._records import (
     MISSING,
@@ -45,15 +45,18 @@ __all__ = [
 
 
 def _table_of(value: object, label: str, limit: int, *, is_file: bool) -> pa.Table | Any:
-    failed = False
+    refused: ReadFailure | None = None
     result: Any = None
     try:
         result = read_data_file(value, limit) if is_file else read_table_object(value, limit)
-    except ReadFailure:
-        failed = True
-    if failed:
+    except ReadFailure as exc:
+        refused = exc
+    if refused is not None:
         kind = "file" if is_file else "table"
-        raise error(f"{label} {kind} could not be read", "input")
+        failure = error(f"{label} {kind} could not be read", "input")
+        if is_file:  # why the reader refused it, as fixed text (citelens.io.describe)
+            failure.detail = describe(refused, label)
+        raise failure
     return result
 
 

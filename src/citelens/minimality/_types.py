@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
 
 from citelens._fixed import attempt
 from citelens._jsonout import canonical_json
@@ -21,6 +23,9 @@ from citelens.minimality._rules import (
     problem_error,
 )
 from citelens.minimality._tables import Ranker, evaluate_chains, offsets_of
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "CITATION_MINIMALITY_DISCLAIMER",
@@ -405,6 +410,25 @@ class CitationMinimalityReport:
         """Canonical JSON (sorted keys, compact, ASCII, one trailing newline)."""
         return canonical_json(self.to_dict())
 
+    def to_arrow(self) -> pa.Table:
+        """The records as an Arrow table, one row per record in report order: the columns of
+        the batch table (minimality.md §14) without ``document_ref``, the table
+        ``citelens minimality --parquet`` writes."""
+        from citelens.minimality._batch import BATCH_TABLE_SCHEMA  # _batch imports this module
+
+        return _records_table(self.records, BATCH_TABLE_SCHEMA.remove(0))
+
+    def to_polars(self) -> pl.DataFrame:
+        """:meth:`to_arrow` as a Polars frame."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.to_arrow())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :meth:`to_arrow` (``pa.table(report)``,
+        ``pl.from_arrow(report)``, DuckDB read one row per record)."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
+
     def to_markdown(self) -> str:
         """The exact Markdown of §12.3 (full ids, offsets and counts; no text)."""
         lines = [
@@ -430,6 +454,39 @@ class CitationMinimalityReport:
                 f"{record.status.value} | {'yes' if record.review_required else 'no'} |"
             )
         return "\n".join(lines) + "\n"
+
+
+def _records_table(records: Sequence[CitationMinimalityRecord], schema: pa.Schema) -> pa.Table:
+    """The per-record table of :meth:`CitationMinimalityReport.to_arrow`. The records are
+    Python objects already, so their columns are read off them once; the excess pieces are
+    the batch table's: left when the citation starts before the required span, right when it
+    ends after it, both null for a citation that misses the required span."""
+    cs = [r.citation_span.start for r in records]
+    ce = [r.citation_span.end for r in records]
+    rs = [r.required_span.start for r in records]
+    re_ = [r.required_span.end for r in records]
+    covers = [r.status is not CitationMinimalityStatus.MISSING_REQUIRED_SPAN for r in records]
+    left = [c and a < b for c, a, b in zip(covers, cs, rs)]
+    right = [c and a > b for c, a, b in zip(covers, ce, re_)]
+    columns = [
+        [r.claim_id for r in records],
+        [r.citation_id for r in records],
+        cs,
+        ce,
+        rs,
+        re_,
+        [r.citation_token_count for r in records],
+        [r.required_token_count for r in records],
+        [r.excess_token_count for r in records],
+        [a if k else None for a, k in zip(cs, left)],
+        [b if k else None for b, k in zip(rs, left)],
+        [a if k else None for a, k in zip(re_, right)],
+        [b if k else None for b, k in zip(ce, right)],
+        [r.status.value for r in records],
+        [r.review_required for r in records],
+    ]
+    arrays = [pa.array(column, type=f.type) for column, f in zip(columns, schema)]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def records_from_columns(

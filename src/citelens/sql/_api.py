@@ -8,7 +8,8 @@ else ``./results``). A missing optional file gives an empty view with the same c
 
 Paths never enter SQL text: they are bound as DuckDB variables (``SET VARIABLE … = ?``), with
 DuckDB's glob characters escaped, and the views read them with ``getvariable``. Errors are
-:class:`citelens.errors.CorpusError` with fixed messages that never show a path or the query.
+:class:`citelens.errors.CorpusError` with fixed messages that never show a path or a value; an
+invalid query (a parser, binder or catalog error) adds DuckDB's own first line about it.
 
 ``run_query(out_dir, query, format=...)`` runs one query (or a script whose last statement
 returns the result) over the views and returns an Arrow table, rendered text, or Parquet bytes.
@@ -67,7 +68,9 @@ FORMATS: tuple[str, ...] = ("arrow", "table", "csv", "json", "parquet")
 
 Format = Literal["arrow", "table", "csv", "json", "parquet"]
 
-# Fixed messages (conventions §1.2): no path, no query text, no DuckDB message.
+# Fixed messages (conventions §1.2): no path, no value, no DuckDB message; the one exception
+# is ``sql query is invalid: <DuckDB's first line>`` for an error about the query text itself
+# (the query is the user's own; see :func:`_query_detail`).
 _NOT_A_DIRECTORY = "corpus output directory is not accessible"
 _UNREADABLE = "corpus output files could not be read"
 _WRONG_COLUMNS = "corpus output files do not have the expected columns"
@@ -81,6 +84,10 @@ _SANDBOX = "sql query may only read the corpus outputs (see --allow-external)"
 
 # Statements that write files, attach databases or load code: refused inside the sandbox.
 _OUTSIDE = frozenset(("COPY", "EXPORT", "ATTACH", "DETACH", "LOAD", "EXTENSION", "COPY_DATABASE"))
+
+# The most characters of DuckDB's message that ``sql query is invalid: …`` shows.
+_DETAIL_MAX = 300
+_GLOB_ESCAPED = re.compile(r"\[([*?\[])\]")
 
 _HEADER = re.compile(r"^-- @view ([a-z_]+)(?: (if|unless) ([a-z_]+))?[ \t]*$", re.MULTILINE)
 
@@ -278,6 +285,52 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _query_detail(con: duckdb.DuckDBPyConnection, message: str) -> str:
+    """DuckDB's own message about an invalid query (parser, binder or catalog errors: about
+    the query text, which is the user's), for ``sql query is invalid: <detail>``; empty when
+    it must not be shown.
+
+    Only the first line is kept: the lines after it (``Candidate bindings``, ``Did you
+    mean``) can list column names that ``PIVOT`` made from data values. Control characters
+    become ``?`` (the text goes to a terminal), the length is bounded, and a line that names
+    a file the views read is dropped: error messages never show a path."""
+    line = message.split("\n", 1)[0].strip()
+    line = "".join("?" if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in line)
+    if len(line) > _DETAIL_MAX:
+        line = line[: _DETAIL_MAX - 3] + "..."
+    if any(path in line for path in _view_paths(con)):
+        return ""
+    return line
+
+
+def _view_paths(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The files the views read and the directories that hold them (OUTDIR; the history and
+    results directories), as the ``citelens_*`` variables name them (glob characters
+    escaped) and as plain paths."""
+    rows: list[Any] = []
+    failed = False
+    try:
+        rows = con.execute(
+            "SELECT getvariable('citelens_documents'), getvariable('citelens_edges'), "
+            "getvariable('citelens_scorecards')"
+        ).fetchall()
+    except duckdb.Error:  # a connection without the views: no path of ours to hide
+        failed = True
+    if failed or not rows:
+        return []
+    documents, edges, scorecards = rows[0]
+    found = [(value, 1) for value in (documents, edges) if isinstance(value, str)]
+    found.extend((value, 2) for value in scorecards or () if isinstance(value, str))
+    paths: set[str] = set()
+    for value, levels in found:
+        for text in (value, _GLOB_ESCAPED.sub(r"\1", value)):
+            paths.add(text)
+            for _ in range(levels):
+                text = os.path.dirname(text)
+                paths.add(text)
+    return sorted(p for p in paths if len(p) > 1)
+
+
 def _sandboxed(con: duckdb.DuckDBPyConnection) -> bool:
     rows = con.execute("SELECT current_setting('enable_external_access')").fetchall()
     return bool(rows) and rows[0][0] is False
@@ -289,6 +342,7 @@ def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
     if not isinstance(query, str) or not query.strip() or "\x00" in query:
         raise CorpusError(_QUERY_TYPE, "input")
     outcome = ""
+    detail = ""
     table = pa.table({})
     try:
         if _sandboxed(con) and any(
@@ -304,8 +358,9 @@ def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
         duckdb.SyntaxException,
         duckdb.BinderException,
         duckdb.CatalogException,
-    ):
+    ) as error:
         outcome = "invalid"
+        detail = _query_detail(con, str(error))
     except (duckdb.IOException, duckdb.InvalidInputException, duckdb.PermissionException):
         outcome = "io"
     except duckdb.Error:  # the query failed while running (a DuckDB error, not a bug of ours)
@@ -313,7 +368,7 @@ def execute(con: duckdb.DuckDBPyConnection, query: object) -> pa.Table:
     if outcome == "sandbox":
         raise CorpusError(_SANDBOX, "policy")
     if outcome == "invalid":
-        raise CorpusError(_QUERY_INVALID, "input")
+        raise CorpusError(f"{_QUERY_INVALID}: {detail}" if detail else _QUERY_INVALID, "input")
     if outcome == "io":
         raise CorpusError(_UNREADABLE, "io")
     if outcome:

@@ -30,6 +30,7 @@ import numpy as np
 
 from citelens._fixed import attempt
 from citelens.errors import SummaryCitationError, SummaryCitationGateError
+from citelens.io._refusal import describe
 from citelens.limits import Limits
 from citelens.summary_citations._derive import derive_metrics, metrics_from_row
 from citelens.summary_citations._input import Coerced, InputProblem, coerce
@@ -61,6 +62,7 @@ from citelens.summary_citations._report import (
     SummaryCitationMetrics,
     SummaryCitationReport,
 )
+from citelens.types import CollectionLike
 
 __all__ = [
     "REASON_CODES",
@@ -102,7 +104,8 @@ def _problem_error(problem: InputProblem, name: str) -> SummaryCitationError:
     if problem.kind == "limit":
         return SummaryCitationError(_LIMIT_MESSAGES[name], "limit")
     template, category = _PROBLEM_MESSAGES[problem.kind]
-    return SummaryCitationError(template.format(name=name), category)
+    detail = None if problem.refused is None else describe(problem.refused, name)
+    return SummaryCitationError(template.format(name=name), category, detail)
 
 
 def _resolve_arguments(
@@ -135,7 +138,7 @@ def _coerce(value: Any, limit: int, name: str) -> Coerced:
     try:
         result = coerce(value, limit, claims=name == "claims")
     except InputProblem as exc:
-        problem = InputProblem(exc.kind)
+        problem = InputProblem(exc.kind, exc.refused)
     if problem is not None:
         raise _problem_error(problem, name)
     assert result is not None
@@ -203,18 +206,20 @@ def _evaluate(claims: Coerced, evidence: Coerced, citation_limit: int) -> Summar
 
 
 def compute_summary_citation_metrics(
-    claims: Any = None,
-    evidence: Any = None,
+    claims: CollectionLike | None = None,
+    evidence: CollectionLike | None = None,
     *,
-    summary_claims: Any = None,
-    source_evidence: Any = None,
-    source_records: Any = None,
+    summary_claims: CollectionLike | None = None,
+    source_evidence: CollectionLike | None = None,
+    source_records: CollectionLike | None = None,
     limits: Limits | None = None,
 ) -> SummaryCitationMetrics:
     """Compute coverage, abstention rate, every count and the failure reasons (§8–§9).
 
-    ``claims`` and ``evidence`` may be lists/iterables of records, id-keyed mappings, Arrow or
-    Polars tables, any ``__arrow_c_stream__`` object, or paths to ``.parquet``, ``.arrow``/
+    ``claims`` and ``evidence`` may be lists/iterables of records, id-keyed mappings, table
+    objects (:data:`citelens.types.TableLike`: Arrow tables, batches, readers and datasets,
+    Polars ``DataFrame``/``LazyFrame``, DuckDB relations, any ``__arrow_c_stream__`` object), or
+    paths to ``.parquet``, ``.arrow``/
     ``.feather``/``.ipc``, ``.jsonl``/``.ndjson``, ``.csv`` or ``.json`` files. Bounds come
     from ``limits`` (defaults 100,000 claims, 200,000 evidence records, 500,000 citation
     items). Raises :class:`SummaryCitationError` with a fixed message on unusable input.
@@ -243,13 +248,13 @@ def _metrics(
 
 
 def build_summary_citation_report(
-    claims: Any = None,
-    evidence: Any = None,
+    claims: CollectionLike | None = None,
+    evidence: CollectionLike | None = None,
     *,
     fixture_count: int = 1,
-    summary_claims: Any = None,
-    source_evidence: Any = None,
-    source_records: Any = None,
+    summary_claims: CollectionLike | None = None,
+    source_evidence: CollectionLike | None = None,
+    source_records: CollectionLike | None = None,
     limits: Limits | None = None,
 ) -> SummaryCitationReport:
     """Build a :class:`SummaryCitationReport` (metrics plus suite metadata).
@@ -271,13 +276,13 @@ def build_summary_citation_report(
 
 
 def assert_summary_citation_gate(
-    claims: Any = None,
-    evidence: Any = None,
+    claims: CollectionLike | None = None,
+    evidence: CollectionLike | None = None,
     *,
     fixture_count: int = 1,
-    summary_claims: Any = None,
-    source_evidence: Any = None,
-    source_records: Any = None,
+    summary_claims: CollectionLike | None = None,
+    source_evidence: CollectionLike | None = None,
+    source_records: CollectionLike | None = None,
     limits: Limits | None = None,
 ) -> SummaryCitationReport:
     """Build the report and return it when it passes; otherwise raise the gate error (§11).

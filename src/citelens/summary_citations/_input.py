@@ -17,15 +17,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from citelens.io import check_json, decode_utf8, jsonl_values, read_bounded
+from citelens.io import check_json, decode_utf8, file_kind, jsonl_values, read_text_file
 from citelens.io._files import (
     ReadFailure,
     data_file_suffix,
     drop_nulls,
-    is_table_object,
     read_data_file,
 )
-from citelens.io._files import read_table_object as _read_table_object
+from citelens.io._values import is_table_object
+from citelens.io._values import read_table_object as _read_table_object
 from citelens.summary_citations._keys import DIRECT_SPAN_KEYS, HINT_KEYS
 from citelens.summary_citations._schema import flat_claims_ok, flat_evidence_ok
 
@@ -37,9 +37,12 @@ _INT_TEXT = re.compile(r"-?[0-9]+")
 class InputProblem(Exception):
     """Private marker: ``kind`` names the fixed message suffix; no input value is kept."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, refused: ReadFailure | None = None) -> None:
         super().__init__()
         self.kind = kind
+        # why a reader refused the file (a cause and a line number, never a value): the
+        # error's detail (citelens.io.describe)
+        self.refused = refused
 
 
 @dataclass
@@ -130,14 +133,19 @@ def _jsonl_values(path: Any) -> list[Any]:
     bounded read, pre-scan and line decoding (:mod:`citelens.io`)."""
     values: list[Any] = []
     failed = False
+    refused: ReadFailure | None = None
     try:
-        data = read_bounded(Path(os.fspath(path)))
+        target = Path(os.fspath(path))
+        kind = file_kind(target.name)
+        data = read_text_file(target, None if kind is None else kind.compression)
         check_json(data, lines=True)
         values = jsonl_values(decode_utf8(data))
-    except (OSError, ValueError, RecursionError, ReadFailure):  # unreadable or bad JSON
+    except ReadFailure as exc:  # a bound or rule of the readers, with its reason
+        refused = exc
+    except (OSError, ValueError, RecursionError):  # unreadable or bad JSON
         failed = True
-    if failed:
-        raise InputProblem("file")
+    if failed or refused is not None:
+        raise InputProblem("file", refused)
     return values
 
 
@@ -244,14 +252,14 @@ def coerce(value: Any, limit: int, claims: bool) -> Coerced:
         return Coerced(None, [])
     suffix = data_file_suffix(value)
     if suffix is not None:
-        failed = False
+        refused: ReadFailure | None = None
         content: Any = None
         try:
             content = read_data_file(value, limit)
-        except ReadFailure:
-            failed = True
-        if failed:
-            raise InputProblem("file")
+        except ReadFailure as exc:
+            refused = exc
+        if refused is not None:
+            raise InputProblem("file", refused)
         if (
             suffix in (".jsonl", ".ndjson")
             and isinstance(content, pa.Table)

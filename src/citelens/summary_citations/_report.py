@@ -7,12 +7,15 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
 from citelens.errors import SummaryCitationError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "METRIC_KEYS",
@@ -329,6 +332,17 @@ class SummaryCitationReport:
                 schema_fields.append(pa.field(key, pa.string(), nullable=False))
         schema = pa.schema(schema_fields)
         return pa.Table.from_pylist([row], schema=schema)
+
+    def to_polars(self) -> pl.DataFrame:
+        """:meth:`to_arrow` as a Polars frame (the same one row and columns)."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.to_arrow())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :meth:`to_arrow`: ``pa.table(report)``,
+        ``pl.from_arrow(report)`` and DuckDB read the report's one row."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
 
     def write_json(self, path: str | os.PathLike[str], *, indent: int | None = 2) -> Path:
         """Write ``to_json(indent=indent) + "\\n"`` atomically; returns the path."""

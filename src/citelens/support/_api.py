@@ -1,7 +1,9 @@
 """Claim-level citation support metrics (contract ``support-metrics.md``).
 
 ``compute_citation_support_metrics`` turns claims, evidence, citations and adjudications (Python
-records, typed records, Arrow tables, Polars frames or data files) into four canonical Arrow
+records, typed records, table objects of :data:`citelens.types.TableLike` (Arrow, Polars eager
+or lazy, Arrow datasets, DuckDB relations, any ``__arrow_c_stream__`` object) or data files)
+into four canonical Arrow
 tables, then evaluates span checks, reason codes, orphans, unused evidence and adjudication
 metrics as joins and group-bys over them. Reports hold counts, rates, fixed labels and SHA-256
 digests only.
@@ -19,6 +21,8 @@ import pyarrow as pa
 from citelens._pseudonym import pseudonymise, resolve_key
 from citelens.errors import CitationSupportError, CitelensError, LimitsError
 from citelens.io import _files as _io
+from citelens.io._refusal import Refused, describe
+from citelens.io._values import is_table_object, read_table_object
 from citelens.limits import Limits
 from citelens.support import _adapter
 from citelens.support._adapter import (
@@ -63,6 +67,7 @@ from citelens.support._report import (
 )
 from citelens.support._rules import fail
 from citelens.support._schema import ADJUDICATION_SCHEMA, CLAIM_SCHEMA, EDGE_SCHEMA, EVIDENCE_SCHEMA
+from citelens.types import CollectionLike
 
 __all__ = [
     "ADJUDICATION_LABELS",
@@ -115,6 +120,15 @@ def _classify(value: Any, name: str, limit: int) -> tuple[str, Any]:
     return kind, payload
 
 
+# The input labels of the readers' details (``claims file not found``), as the CLI names them.
+_LABELS = {
+    "claim collection": "claims",
+    "evidence collection": "evidence",
+    "citation collection": "citations",
+    "adjudication collection": "adjudications",
+}
+
+
 def _classify_read(value: Any, name: str, limit: int) -> tuple[str, Any]:
     """:func:`_classify` as the engine reads it: a Parquet file of plain columns is a Polars
     frame read by Polars (no Arrow table in between: about half the memory)."""
@@ -122,17 +136,17 @@ def _classify_read(value: Any, name: str, limit: int) -> tuple[str, Any]:
         return _EMPTY
     suffix = _io.data_file_suffix(value)
     content: Any = None
-    if _io.is_table_object(value) or suffix is not None:
-        unreadable = False
+    if is_table_object(value) or suffix is not None:
+        detail: str | None = None
         try:
             if suffix is not None:
                 content = _io.read_data_frame(value, limit)
             else:
-                content = _io.read_table_object(value, limit)
-        except _io.ReadFailure:
-            unreadable = True
-        if unreadable:
-            raise fail(f"{name} must be an iterable of records", "collection")
+                content = read_table_object(value, limit)
+        except _io.ReadFailure as refused:  # the message is the contract's, the detail says why
+            detail = describe(refused, _LABELS.get(name, name))
+        if detail is not None:
+            raise fail(f"{name} must be an iterable of records", "collection", detail)
         if isinstance(content, pa.Table | pl.DataFrame):
             if len(content) > limit:
                 raise fail(f"{name} exceeds the record limit", "limit")
@@ -147,7 +161,9 @@ def _classify_read(value: Any, name: str, limit: int) -> tuple[str, Any]:
         items = bounded_items(content, name, limit)
         return "rows", items
     if isinstance(value, str | bytes | bytearray):
-        raise fail(f"{name} must be an iterable of records", "collection")
+        # a path whose name no reader knows (``claims.txt``), or text that is no collection
+        unknown = describe(Refused("type"), _LABELS.get(name, name))
+        raise fail(f"{name} must be an iterable of records", "collection", unknown)
     if isinstance(value, Mapping):
         return "mapping", value
     return "rows", bounded_items(value, name, limit)
@@ -545,19 +561,20 @@ def report_of_frames(frames: list[pl.DataFrame]) -> CitationSupportReport:
 
 
 def compute_citation_support_metrics(
-    claims: Any,
-    evidence: Any = (),
-    citations: Any = None,
-    adjudications: Any = None,
+    claims: CollectionLike,
+    evidence: CollectionLike | None = (),
+    citations: CollectionLike | None = None,
+    adjudications: CollectionLike | None = None,
     *,
-    source_lengths: Any = None,
+    source_lengths: Mapping[str, int] | None = None,
     limits: Limits | None = None,
 ) -> CitationSupportReport:
     """Evaluate citation support for atomic claims.
 
     Args:
-        claims: atomic claims (records, typed ``AtomicClaim``s, a compact mapping, an Arrow
-            table, a Polars frame or a data-file path).
+        claims: atomic claims (records, typed ``AtomicClaim``s, a compact mapping, a table
+            object: Arrow table/batch/reader/dataset, Polars ``DataFrame``/``LazyFrame``, DuckDB
+            relation or any ``__arrow_c_stream__`` object, or a data-file path).
         evidence: evidence spans (same forms); ``None`` means none.
         citations: explicit claim → evidence edges; ``None`` means none.
         adjudications: reviewer labels for claim/evidence pairs; ``None`` = not supplied.

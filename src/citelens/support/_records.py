@@ -58,7 +58,7 @@ def _typed(call: Any, *args: Any, **kwargs: Any) -> Any:
     except SupportFailure as exc:
         failure = exc
     assert failure is not None
-    raise CitationSupportError(failure.message, failure.category)
+    raise CitationSupportError(failure.message, failure.category, failure.detail)
 
 
 def _document(n: int) -> pl.Series:

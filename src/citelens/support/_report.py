@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import pyarrow as pa
 
@@ -17,6 +17,9 @@ from citelens._jsonout import canonical_json
 from citelens.errors import CitationSupportError
 from citelens.support._kernel import LABELS, REASON_CODES
 from citelens.support._rules import SupportFailure, fail
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "DISCLAIMER",
@@ -40,12 +43,21 @@ T = TypeVar("T")
 
 
 class SupportTables(NamedTuple):
-    """The four canonical tables behind a report (§9.1)."""
+    """The four canonical tables behind a report (§9.1). Each field is a ``pyarrow.Table``
+    and so an Arrow stream itself (``pl.DataFrame(tables.edges)``); the tuple offers no
+    stream of its own, since ``pa.table`` and ``pl.DataFrame`` read any tuple as columns."""
 
     claims: pa.Table
     evidence: pa.Table
     edges: pa.Table
     adjudications: pa.Table
+
+    def to_polars(self) -> dict[str, pl.DataFrame]:
+        """The four tables as Polars frames, keyed ``claims``, ``evidence``, ``edges`` and
+        ``adjudications``."""
+        from citelens.io._values import polars_frame
+
+        return {name: polars_frame(table) for name, table in self._asdict().items()}
 
 
 def _guard(check: Callable[[], T]) -> T:
@@ -57,7 +69,7 @@ def _guard(check: Callable[[], T]) -> T:
         return attempt(check)
     except SupportFailure as exc:
         failure = exc
-    raise CitationSupportError(failure.message, failure.category)
+    raise CitationSupportError(failure.message, failure.category, failure.detail)
 
 
 def caller_objects(read: Callable[[], T]) -> T:
@@ -467,6 +479,18 @@ class CitationSupportReport:
     def to_arrow(self) -> pa.Table:
         """One flat row with the 59 leaves of :meth:`to_dict` (reasons expanded)."""
         return _guard(lambda: report_row_table([self.to_dict()]))
+
+    def to_polars(self) -> pl.DataFrame:
+        """:meth:`to_arrow` as a Polars frame (one row, the same 59 columns)."""
+        from citelens.io._values import polars_frame
+
+        return polars_frame(self.to_arrow())
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of :meth:`to_arrow`: ``pa.table(report)``,
+        ``pl.from_arrow(report)`` and DuckDB read the report's one flat row. The edge-level
+        tables stream from :meth:`tables`."""
+        return self.to_arrow().__arrow_c_stream__(requested_schema)
 
     def tables(
         self, *, raw_identifiers: bool = False, pseudonym_key: bytes | None = None

@@ -39,15 +39,16 @@ INT64_MAX: Final = 2**63 - 1
 class SupportFailure(ContractFailure):
     """Private: a catalogue message and its category, turned into CitationSupportError."""
 
-    def __init__(self, message: str, category: str) -> None:
+    def __init__(self, message: str, category: str, detail: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.category = category
+        self.detail = detail  # why a reader refused a file (citelens.io.describe), or None
 
 
-def fail(message: str, category: str) -> SupportFailure:
-    """Build the private failure for a catalogue message."""
-    return SupportFailure(message, category)
+def fail(message: str, category: str, detail: str | None = None) -> SupportFailure:
+    """Build the private failure for a catalogue message (``detail``: see CitelensError)."""
+    return SupportFailure(message, category, detail)
 
 
 def caller_failed() -> Exception:
