@@ -235,3 +235,14 @@ def test_record_properties() -> None:
     assert gold.ScorerResult("x", "offline", "failed").ran is True
     _invalid(lambda: dataclasses.replace(_DATASET, qa=_any).case_count)
     assert _DATASET.case_count == len(_DATASET.qa) + len(_DATASET.grounding)  # none ignored
+
+
+def test_mean_of_values_whose_sum_overflows() -> None:
+    """Found by test_fuzz_functions.test_mean: fsum of two values near the float maximum
+    overflows (their sum, about 1.8e308, exceeds 1.797e308) although their mean does not. The
+    two are adjacent floats, so the mean rounds to one of them."""
+    from citelens.gold import metrics
+
+    low, high = 8.988465674311579e307, 8.98846567431158e307
+    assert metrics.mean([low, high]) in (low, high)
+    assert metrics.mean([1.0, 2.0, 4.0]) == 7.0 / 3  # the ordinary path: fsum / len

@@ -146,7 +146,11 @@ def mean(xs: Sequence[float]) -> float | None:
     """``fsum / len``; ``None`` (undefined) for an empty list."""
     if not xs:
         return None
-    return math.fsum(xs) / len(xs)
+    try:
+        return math.fsum(xs) / len(xs)
+    except OverflowError:  # the exact sum leaves float range although the mean cannot
+        count = len(xs)
+        return math.fsum(x / count for x in xs)
 
 
 def percentile(values: Iterable[float], p: int) -> float | None:
