@@ -191,25 +191,28 @@ def table_object_frame(value: object) -> pl.LazyFrame:
         return value
     if isinstance(value, pl.DataFrame):
         return value.lazy()
-    failed = False
-    frame: pl.LazyFrame | None = None
+    if is_dataset(value):
+        schema: pa.Schema | None = None
+        try:
+            schema = value.schema  # type: ignore[attr-defined]
+        except Exception:  # the caller's dataset raised while read (conventions §1.2)
+            schema = None
+        if not isinstance(schema, pa.Schema):
+            raise ReadFailure()
+        check_schema(schema)
+        return pl.scan_pyarrow_dataset(value)
+    table = read_table_object(value)  # the caller's object is read (and guarded) there
+    frame: pl.DataFrame | None = None
     try:
-        if is_dataset(value):
-            schema: pa.Schema = value.schema  # type: ignore[attr-defined]
-            check_schema(schema)
-            frame = pl.scan_pyarrow_dataset(value)
-        else:
-            eager = pl.from_arrow(read_table_object(value))
-            frame = eager.lazy() if isinstance(eager, pl.DataFrame) else None
-    except ReadFailure:
-        raise
-    except Exception:  # the caller's object raised while read (conventions §1.2)
-        failed = True
-    except READER_PANICS:  # Polars refused the caller's table by panicking
-        failed = True
-    if failed or frame is None:
+        converted = pl.from_arrow(table)
+        frame = converted if isinstance(converted, pl.DataFrame) else None
+    except (pl.exceptions.PolarsError, pa.ArrowException):  # a type Polars cannot hold
+        frame = None
+    except READER_PANICS:  # Polars refused the table by panicking
+        frame = None
+    if frame is None:
         raise ReadFailure()
-    return frame
+    return frame.lazy()
 
 
 def polars_frame(table: pa.Table) -> pl.DataFrame:
