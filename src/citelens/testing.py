@@ -35,16 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["assert_citations_valid", "assert_summary_citations_pass"]
 
-# The span-check counts that fail the check, in the order the message lists them; the same
-# counts (and the same "nothing measured is not a pass" rule) as `citelens support --ci`.
-_SPAN_FAILURES = (
-    "missing_claim_span",
-    "invalid_claim_span",
-    "missing_evidence_span",
-    "invalid_evidence_span",
-    "invalid_citation",
-)
-
 # Summary counts worth showing when the gate fails (the reasons alone do not say how many).
 _SUMMARY_COUNTS = (
     "claim_count",
@@ -88,24 +78,15 @@ def _support_failures(
     max_orphan_claims: int | None,
     max_unused_evidence: int | None,
 ) -> list[str]:
-    """Why the support check fails, as value-free phrases (empty when it passes)."""
+    """Why the support check fails, as value-free phrases (empty when it passes): the rule of
+    `citelens support --ci` (:mod:`citelens.support._gate`), with the counts."""
+    from citelens.support._gate import nothing_measured, span_failures
+
     checks = report.deterministic
-    # nothing measured is not a pass (issue 10): an empty or uncited input fails at once
-    if report.claim_count == 0:
-        return ["no claims evaluated"]
-    if checks.citation_count == 0:
-        return ["no citations evaluated"]
-    failures: list[str] = []
-    counts = {
-        "missing_claim_span": checks.missing_claim_span_count,
-        "invalid_claim_span": checks.invalid_claim_span_count,
-        "missing_evidence_span": checks.missing_evidence_span_count,
-        "invalid_evidence_span": checks.invalid_evidence_span_count,
-        "invalid_citation": checks.invalid_citation_count,
-    }
-    for name in _SPAN_FAILURES:
-        if counts[name]:
-            failures.append(f"{name}={counts[name]}")
+    empty = nothing_measured(report)  # nothing measured is not a pass (issue 10)
+    if empty:
+        return [empty]
+    failures = [f"{name}={count}" for name, count in span_failures(report)]
     if checks.invalid_citation_count:
         # the reasons are fixed codes (REASON_CODES), already sorted by the report
         reasons = ", ".join(f"{code}={n}" for code, n in checks.invalid_citation_reasons.items())

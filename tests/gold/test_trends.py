@@ -12,6 +12,7 @@ from typing import Any
 
 from citelens.gold import run
 from citelens.gold._render import card_status, render_html
+from report._browser import needs_browser, render_offline  # shared with tests/report
 
 from ._helpers import SAMPLES
 
@@ -204,9 +205,6 @@ def test_real_report_has_baselines_and_family_scales(tmp_path: pathlib.Path) -> 
     assert all('class="baseline"' in s for s in svgs)
     for svg in svgs:  # every point lies inside the plot
         assert all(52 <= x <= 286 and 12 <= y <= 120 for x, y in _points(svg))
-
-
-from report._browser import needs_browser, render_offline  # noqa: E402  (shared with tests/report)
 
 
 @needs_browser

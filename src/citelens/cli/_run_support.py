@@ -13,6 +13,7 @@ from citelens._pseudonym import key_from_file_option
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail, limits_from_args
 from citelens.errors import CitationSupportError, CitelensError
 from citelens.support._api import compute_citation_support_metrics
+from citelens.support._gate import nothing_measured, span_failures
 from citelens.support._report import CitationSupportReport
 
 __all__ = ["run"]
@@ -67,18 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def strict_failures(report: CitationSupportReport) -> list[str]:
-    """Why ``--ci`` fails, as fixed reason texts (empty when it passes). Nothing measured
-    is not a pass: zero claims, or claims without any citation edge, fail (issue 10)."""
-    if report.claim_count == 0:
-        return ["no claims evaluated"]
-    if report.deterministic.citation_count == 0:
-        return ["no citations evaluated"]
-    checks = report.deterministic
-    counts = (
-        ("missing_claim_span", checks.missing_claim_span_count),
-        ("invalid_claim_span", checks.invalid_claim_span_count),
-        ("missing_evidence_span", checks.missing_evidence_span_count),
-        ("invalid_evidence_span", checks.invalid_evidence_span_count),
-        ("invalid_citation", checks.invalid_citation_count),
-    )
-    return [reason for reason, count in counts if count]
+    """Why ``--ci`` fails, as fixed reason texts (empty when it passes): the rule of
+    :mod:`citelens.support._gate`, shared with :mod:`citelens.testing`."""
+    empty = nothing_measured(report)
+    return [empty] if empty else [name for name, _ in span_failures(report)]
