@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.ipc as pa_ipc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -225,9 +226,15 @@ def _fixed(error: CitelensError) -> None:
 
 def _shown(result: Any) -> str:
     if isinstance(result, pa.Table):
-        return repr(result.to_pylist())
+        # the raw Arrow buffers (an uncompressed IPC stream) hold every string value as stored,
+        # nested ones too, without converting cells to Python: a DATE beyond year 9999 (which
+        # DuckDB returns and Python's datetime cannot hold) made to_pylist() raise here
+        sink = pa.BufferOutputStream()
+        with pa_ipc.new_stream(sink, result.schema) as writer:
+            writer.write_table(result)
+        return sink.getvalue().to_pybytes().decode("latin-1")
     if isinstance(result, bytes):
-        return repr(result) + repr(pq.read_table(pa.BufferReader(result)).to_pylist())
+        return repr(result) + _shown(pq.read_table(pa.BufferReader(result)))
     return str(result)
 
 
