@@ -170,7 +170,7 @@ def _scan_path(path: Path, role: str) -> pl.LazyFrame:
 
 
 def _csv(path: Path, role: str) -> pl.LazyFrame:
-    """A lazy CSV scan, every cell text, staged block by block as Parquet when first read
+    """A lazy CSV scan, every cell text, staged block by block as Parquet when the scan is made
     (:func:`citelens.corpus._staging.staged_csv`: memory follows one block and one batch).
     The header is checked first by the one CSV header rule of :mod:`citelens.io` (Polars
     would rename a repeated name silently). A file without a header row has no columns."""

@@ -4,12 +4,11 @@ Parquet files in a temporary directory, then scanned like any Parquet input, so 
 reads only its own ``document_ref`` range (row groups outside it are skipped by their
 statistics) and memory follows one block and one batch, not the file.
 
-A CSV file is staged when it is first read, not when it is opened: its scan is a Polars IO
-source with the header's all-text schema, whose first call stages the file (once, under a
-lock: batches run in two threads) and whose every call scans the staged file with the
-predicate and projection Polars pushes down. A malformed file (a ragged row, invalid UTF-8)
-therefore fails when a query first reads it, as a CSV scan would, with
-:class:`citelens.io.ReadFailure`.
+A CSV file is staged when its scan is made: the scan is a Polars IO source with the
+header's all-text schema whose every call scans the staged file with the predicate and
+projection Polars pushes down. A malformed file (a ragged row, invalid UTF-8) fails then, with
+:class:`citelens.io.ReadFailure` and its reason, in this module's own frame (an IO source's
+exception reaches the caller as itself on new Polars, as a bare ``ComputeError`` on 1.43).
 
 The directory lives as long as the run's plan: the scan carries the :class:`Stage` as an
 identity step that every optimisation passes through (predicates and projections reach the
@@ -22,7 +21,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +29,7 @@ import polars as pl
 import pyarrow as pa
 from polars.io.plugins import register_io_source
 
-from citelens.io import DEFAULT_BLOCK_BYTES, ReadFailure, stage_jsonl
+from citelens.io import DEFAULT_BLOCK_BYTES, stage_jsonl
 from citelens.io._csv import stage_csv
 
 __all__ = ["Stage", "staged_csv", "staged_jsonl"]
@@ -87,30 +85,13 @@ def staged_jsonl(path: Path) -> pl.LazyFrame | None:
 
 
 class _CsvSource:
-    """The Polars IO source of one CSV file, staged as Parquet on its first call."""
+    """The Polars IO source of one CSV file already staged as Parquet: every call scans the
+    staged file with the predicate and projection Polars pushes down. It holds the
+    :class:`Stage`, so the directory lives as long as the plan that holds the source."""
 
-    def __init__(self, path: Path, header: list[str]) -> None:
-        self._path = path
-        self._header = header
-        self._lock = threading.Lock()
-        self._stage: Stage | None = None
-        self._failed = False
-
-    def _staged(self) -> Path:
-        with self._lock:
-            if self._failed:
-                raise ReadFailure()
-            if self._stage is None:
-                stage = Stage()
-                target = stage.path / "data.parquet"
-                try:
-                    stage_csv(self._path, self._header, target, BLOCK_BYTES)
-                except BaseException:  # any failure, Ctrl-C included: nothing stays behind
-                    stage.remove()
-                    self._failed = True
-                    raise
-                self._stage = stage
-            return self._stage.path / "data.parquet"
+    def __init__(self, stage: Stage, staged: Path) -> None:
+        self._stage = stage
+        self._staged = staged
 
     def __call__(
         self,
@@ -119,7 +100,7 @@ class _CsvSource:
         n_rows: int | None,
         batch_size: int | None,
     ) -> Iterator[pl.DataFrame]:
-        scan = pl.scan_parquet(self._staged())
+        scan = pl.scan_parquet(self._staged)
         if predicate is not None:
             scan = scan.filter(predicate)
         if with_columns is not None:
@@ -131,7 +112,16 @@ class _CsvSource:
 
 def staged_csv(path: Path, header: list[str]) -> pl.LazyFrame:
     """A lazy scan of the CSV file ``path`` (``header`` as :func:`citelens.io.csv_header`
-    read it), every cell text, staged block by block as Parquet when first read. Reading a
-    malformed file raises :class:`citelens.io.ReadFailure` from the query that reads it."""
+    read it), every cell text, staged block by block as Parquet now. A malformed file raises
+    :class:`citelens.io.ReadFailure` (with its reason) from this call, the directory removed:
+    staged inside a Polars query instead, the reason would be lost on the Polars versions
+    that report a Python source's exception as a bare ``ComputeError`` (1.43)."""
+    stage = Stage()
+    target = stage.path / "data.parquet"
+    try:
+        stage_csv(path, header, target, BLOCK_BYTES)
+    except BaseException:  # any failure, Ctrl-C included: nothing stays behind; re-raised
+        stage.remove()
+        raise
     schema = {name: pl.String for name in header}
-    return register_io_source(_CsvSource(path, header), schema=schema)
+    return register_io_source(_CsvSource(stage, target), schema=schema)
