@@ -38,8 +38,14 @@ def _reader(table: pa.Table) -> pa.RecordBatchReader:
     return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=1))
 
 
+# The connections of the relations made here, kept open as a caller keeps theirs: duckdb 1.2
+# (the floor) closes a connection that nothing references, and its relations with it.
+_CONNECTIONS: list[duckdb.DuckDBPyConnection] = []
+
+
 def _relation(table: pa.Table) -> duckdb.DuckDBPyRelation:
     connection = duckdb.connect()
+    _CONNECTIONS.append(connection)
     return connection.from_arrow(table)
 
 

@@ -88,7 +88,8 @@ def test_report_as_polars_and_arrow_stream(baseline: Any) -> None:
     assert frame["review_required"].to_list() == [True, False]
     assert pa.table(baseline).equals(baseline.to_arrow())
     assert pl.DataFrame(baseline).equals(frame)
-    relation = duckdb.connect().from_arrow(baseline)
+    connection = duckdb.connect()  # held: duckdb 1.2 closes an unreferenced connection
+    relation = connection.from_arrow(baseline)
     assert relation.aggregate("sum(excess_token_count)").fetchall() == [(2,)]
 
 

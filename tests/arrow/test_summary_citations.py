@@ -83,5 +83,6 @@ def test_report_as_polars_and_arrow_stream(baseline: Any) -> None:
     assert frame["passed"].to_list() == [False]
     assert pa.table(baseline).equals(table)
     assert pl.DataFrame(baseline).equals(frame)
-    relation = duckdb.connect().from_arrow(baseline)
+    connection = duckdb.connect()  # held: duckdb 1.2 closes an unreferenced connection
+    relation = connection.from_arrow(baseline)
     assert relation.select("claim_count", "invalid_citation_count").fetchall() == [(3, 1)]

@@ -13,6 +13,7 @@ import pyarrow.dataset as pa_dataset
 import pyarrow.parquet as pq
 import pytest
 
+from citelens.io import _values
 from citelens.io._values import (
     ReadFailure,
     is_table_object,
@@ -84,6 +85,39 @@ def test_a_raising_stream_is_a_read_failure() -> None:
     assert is_table_object(Broken())
     with pytest.raises(ReadFailure) as caught:
         read_table_object(Broken())
+    assert caught.value.args == ()
+
+
+class Boom(Exception):
+    """Stands for a bug in citelens' own code."""
+
+
+def test_a_bug_after_the_callers_read_is_not_a_read_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Only the steps that run the caller's code are guarded: the stream is opened fine, then
+    # citelens' own batch assembly (_bounded) fails. That is a bug, and it must propagate as
+    # itself (the public entry points report it as InternalError), never as a refused input.
+    def broken_bounded(*args: object, **kwargs: object) -> pa.Table:
+        raise Boom
+
+    stream = CapsuleOnly(pa.Table.from_pylist(ROWS))
+    monkeypatch.setattr(_values, "_bounded", broken_bounded)
+    with pytest.raises(Boom):
+        read_table_object(stream)
+
+
+def test_a_stream_raising_midway_is_a_read_failure() -> None:
+    # the first batch is read, the second raises inside the caller's generator
+    schema = pa.schema([("claim_id", pa.string())])
+
+    def batches() -> object:
+        yield pa.record_batch([pa.array(["claim-1"])], schema=schema)
+        raise RuntimeError("CANARY-77c1")
+
+    reader = pa.RecordBatchReader.from_batches(schema, batches())
+    with pytest.raises(ReadFailure) as caught:
+        read_table_object(reader)
     assert caught.value.args == ()
 
 

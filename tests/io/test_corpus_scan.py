@@ -29,12 +29,13 @@ def test_malformed_files_are_input_errors(tmp_path: pathlib.Path) -> None:
     with pytest.raises(CorpusError) as info:
         _scan._lazy(tmp_path / "bad.parquet", "claims")
     assert _error(info) == ("claims input could not be read", "input")
+    # A CSV file is staged to Parquet when its scan is made (so that the refusal keeps its
+    # cause on every supported Polars), so a ragged row is refused there too.
     (tmp_path / "ragged.csv").write_text("document_ref,start\nd1,1,2\n")
-    frame = _scan._lazy(tmp_path / "ragged.csv", "evidence")
-    assert frame is not None
     with pytest.raises(CorpusError) as info:
-        _scan._collect(frame, "evidence")
+        _scan._lazy(tmp_path / "ragged.csv", "evidence")
     assert _error(info) == ("evidence input could not be read", "input")
+    assert info.value.detail == "evidence file is not valid CSV"
 
 
 @pytest.mark.parametrize(

@@ -134,6 +134,18 @@ def test_support_keeps_its_message_and_adds_the_detail(files: pathlib.Path) -> N
     assert CANARY not in repr(error) + str(error) + str(error.detail)
 
 
+@pytest.mark.parametrize("form", [str, pathlib.Path])
+def test_support_words_an_unknown_file_name_alike_for_str_and_path(
+    files: pathlib.Path, form: type
+) -> None:
+    # a name no reader knows, given as text or as a path object: the same detail (a Path once
+    # fell through to "is it iterable?" and carried none)
+    with pytest.raises(CitationSupportError) as caught:
+        compute_citation_support_metrics(form(files / f"{CANARY}.txt"), [])
+    assert caught.value.args[0] == "claim collection must be an iterable of records"
+    assert caught.value.detail == "claims file type is not supported"
+
+
 def test_summary_keeps_its_message_and_adds_the_detail(files: pathlib.Path) -> None:
     with pytest.raises(SummaryCitationError) as caught:
         compute_summary_citation_metrics(claims=str(files / "missing.jsonl"), evidence=[])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import pyarrow.parquet as pq
@@ -69,12 +70,14 @@ def test_bad_input_exit_2(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[
     code = main([*ARGS[:5], "--citations", str(missing)])
     err = capsys.readouterr().err
     assert code == 2
-    assert err == "citelens: error [input]: citations file could not be read\n"
+    # the contract's message is "citations file could not be read"; the CLI shows the detail
+    assert err == "citelens: error [input]: citations file not found\n"
     assert CANARY not in err
     bad_source = tmp_path / "bad.txt"
     bad_source.write_bytes(b"\xff\xfe" + CANARY.encode())
     assert main(["minimality", "--source", str(bad_source), *ARGS[3:]]) == 2
-    assert "source_text must be text" in capsys.readouterr().err
+    # the contract's message is "source_text must be text"; the CLI shows the detail
+    assert capsys.readouterr().err == "citelens: error [input]: source file is not valid UTF-8\n"
     assert main([*ARGS, "--max-excess-tokens", "-1"]) == 2
 
 
@@ -87,3 +90,50 @@ def test_write_failure_is_io_error(
     assert capsys.readouterr().err == (
         "citelens: error [io]: citation minimality report could not be written\n"
     )
+
+
+def _err(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert CANARY not in err
+    return err
+
+
+def test_every_input_shows_the_readers_detail(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 11, item 2: the message stays the contract's (source_text must be text, claims /
+    # citations file could not be read, category input); stderr shows the detail instead
+    source, claims, citations = ARGS[2], ARGS[4], ARGS[6]
+    missing = str(tmp_path / CANARY / "source.txt")
+    folder = tmp_path / f"{CANARY}-dir"
+    folder.mkdir()
+    not_utf8 = tmp_path / f"{CANARY}.jsonl"
+    not_utf8.write_bytes(b"\xff" + CANARY.encode())
+    no_suffix = tmp_path / CANARY  # from the CLI a path is always a path
+    no_suffix.write_text("[]")
+    bad_line = tmp_path / "citations.jsonl"
+    bad_line.write_text((SAMPLES / "citations.jsonl").read_text().splitlines()[0] + "\n[\n")
+    cases = [
+        (missing, claims, citations, "source file not found"),
+        (str(folder), claims, citations, "source path is a directory"),
+        (str(not_utf8), claims, citations, "source file is not valid UTF-8"),
+        (source, str(not_utf8), citations, "claims file is not valid UTF-8"),
+        (source, str(no_suffix), citations, "claims file type is not supported"),
+        (source, claims, str(tmp_path / "nope.csv"), "citations file not found"),
+        # line 1 is the sample's first citation, line 2 an unclosed array
+        (source, claims, str(bad_line), "citations JSONL line 2 is not valid JSON"),
+    ]
+    for s, c, x, detail in cases:
+        argv = ["minimality", "--source", s, "--claims", c, "--citations", x]
+        assert _err(argv, capsys) == f"citelens: error [input]: {detail}\n"
+
+
+def test_a_fifo_source_is_refused_without_blocking(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "source.txt"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer
+    argv = ["minimality", "--source", str(fifo), *ARGS[3:]]
+    assert _err(argv, capsys) == "citelens: error [input]: source path is not a regular file\n"

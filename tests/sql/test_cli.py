@@ -9,6 +9,7 @@ import pathlib
 import stat
 import sys
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
@@ -68,7 +69,9 @@ def test_output_file(
     fmt: str,
 ) -> None:
     target = tmp_path / "nested" / f"result.{fmt}"
-    code, out, err = _run(capsys, str(sample_out), QUERY, "--format", fmt, "--output", str(target))
+    # nested/ is missing: an error without --mkdir (test_output_into_a_missing_directory)
+    argv = [str(sample_out), QUERY, "--format", fmt, "--output", str(target), "--mkdir"]
+    code, out, err = _run(capsys, *argv)
     assert (code, out, err) == (0, "", "")
     assert sorted(p.name for p in target.parent.iterdir()) == [target.name]  # no temp file left
     if fmt == "parquet":
@@ -77,6 +80,77 @@ def test_output_file(
     else:
         _, printed, _ = _run(capsys, str(sample_out), QUERY, "--format", fmt)
         assert target.read_text(encoding="utf-8") == printed
+
+
+def test_output_into_a_missing_directory(
+    sample_out: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # like every command (issue 11): refused before the query runs, and nothing is created
+    target = tmp_path / CANARY / "deeper" / "result.csv"
+    code, out, err = _run(capsys, str(sample_out), QUERY, "--format", "csv", "-o", str(target))
+    assert (code, out) == (2, "")
+    assert err == "citelens: error [io]: output directory does not exist\n"
+    assert list(tmp_path.iterdir()) == []
+    # checked before the query: an invalid query into a missing directory is the same error
+    code, out, err = _run(capsys, str(sample_out), "SELEC 1", "-o", str(target))
+    assert (code, out) == (2, "")
+    assert err == "citelens: error [io]: output directory does not exist\n"
+    # --mkdir (before or after OUTDIR and QUERY) creates the two missing directories
+    code, out, err = _run(
+        capsys, "--mkdir", str(sample_out), QUERY, "--format", "csv", "-o", str(target)
+    )
+    assert (code, out, err) == (0, "", "")
+    _, printed, _ = _run(capsys, str(sample_out), QUERY, "--format", "csv")
+    assert target.read_text(encoding="utf-8") == printed
+    assert sorted(p.name for p in target.parent.iterdir()) == ["result.csv"]
+
+
+def test_dash_is_stdout_and_stdin(
+    sample_out: pathlib.Path,
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --output - prints what no --output prints, and creates no file named "-"
+    monkeypatch.chdir(tmp_path)
+    _, plain, _ = _run(capsys, str(sample_out), QUERY, "--format", "csv")
+    code, out, err = _run(capsys, str(sample_out), QUERY, "--format", "csv", "-o", "-")
+    assert (code, out, err) == (0, plain, "")
+    assert list(tmp_path.iterdir()) == []
+    # Parquet cannot go to stdout
+    code, out, err = _run(capsys, str(sample_out), QUERY, "--format", "parquet", "-o", "-")
+    assert (code, out) == (2, "")
+    assert err == "citelens: error [policy]: parquet output requires an output file\n"
+    # --file - reads the query from stdin (a BOM is dropped)
+    stdin = io.TextIOWrapper(io.BytesIO(("\ufeff" + QUERY).encode("utf-8")), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, out, err = _run(capsys, str(sample_out), "--file", "-", "--format", "csv")
+    assert (code, out, err) == (0, plain, "")
+
+
+def test_query_file_bounds(
+    sample_out: pathlib.Path,
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    refused = "citelens: error [input]: sql query file could not be read\n"
+    # one byte beyond the bound (shrunk to 8 bytes here): refused unread, never run
+    monkeypatch.setattr(cli_sql, "MAX_QUERY_BYTES", 8)
+    (tmp_path / "long.sql").write_text("SELECT 1;")  # 9 bytes
+    code, out, err = _run(capsys, str(sample_out), "--file", str(tmp_path / "long.sql"))
+    assert (code, out, err) == (2, "", refused)
+    (tmp_path / "short.sql").write_text("SELECT 1")  # 8 bytes: at the bound, read
+    code, out, _ = _run(capsys, str(sample_out), "--file", str(tmp_path / "short.sql"))
+    assert code == 0 and "1" in out
+    # a FIFO is refused by its kind, never opened (that would block)
+    os.mkfifo(tmp_path / "pipe.sql")
+    code, out, err = _run(capsys, str(sample_out), "--file", str(tmp_path / "pipe.sql"))
+    assert (code, out, err) == (2, "", refused)
+    # invalid UTF-8
+    (tmp_path / "bad.sql").write_bytes(b"\xff\xfe")
+    code, out, err = _run(capsys, str(sample_out), "--file", str(tmp_path / "bad.sql"))
+    assert (code, out, err) == (2, "", refused)
 
 
 def test_output_write_failure(
@@ -263,9 +337,12 @@ def test_repl_keeps_going_after_errors(sample_out: pathlib.Path) -> None:
         cli_sql.repl(con, read, out.append, err.append)
     finally:
         con.close()
-    assert err == [
-        "citelens: error [input]: sql query is invalid: Binder Error: Referenced column "
-        '"nope" was not found because the FROM clause is missing\n'
-    ]
+    # DuckDB's own first line, whose wording changes between DuckDB releases (1.2: "…not
+    # found in FROM clause!", 2.0: "…was not found because the FROM clause is missing")
+    with pytest.raises(duckdb.BinderException) as own:
+        duckdb.connect().execute("SELECT nope")
+    first_line = str(own.value).splitlines()[0]
+    assert first_line.startswith('Binder Error: Referenced column "nope"')
+    assert err == [f"citelens: error [input]: sql query is invalid: {first_line}\n"]
     assert out == ["two\n---\n  2\n(1 row)\n"]
     assert prompts == ["citelens> ", "citelens> ", "     ...> ", "citelens> "]

@@ -51,18 +51,25 @@ def register(subparsers: Any) -> None:
             "--citations citations.jsonl --ci",
         ),
     )
-    parser.add_argument("--source", required=True, help="UTF-8 source text file")
-    parser.add_argument("--claims", required=True, help="claims file (claim_id + required span)")
-    parser.add_argument("--citations", required=True, help="citations file (claim_id + span)")
+    parser.add_argument("--source", required=True, metavar="F", help="UTF-8 source text file")
+    parser.add_argument(
+        "--claims", required=True, metavar="F", help="claims file (claim_id + required span)"
+    )
+    parser.add_argument(
+        "--citations", required=True, metavar="F", help="citations file (claim_id + span)"
+    )
     parser.add_argument(
         "--max-excess-tokens",
         type=_non_negative,
         default=0,
+        metavar="N",
         help="extra context tokens still accepted as minimal (default 0)",
     )
-    parser.add_argument("--json", help="write the canonical JSON report here")
-    parser.add_argument("--markdown", help="write the Markdown report here")
-    parser.add_argument("--parquet", help="write one row per citation record as Parquet here")
+    parser.add_argument("--json", metavar="OUT", help="write the canonical JSON report here")
+    parser.add_argument("--markdown", metavar="OUT", help="write the Markdown report here")
+    parser.add_argument(
+        "--parquet", metavar="OUT", help="write one row per citation record as Parquet here"
+    )
     add_io_flags(parser)
     add_ci_flag(
         parser,

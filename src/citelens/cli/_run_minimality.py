@@ -11,7 +11,8 @@ from typing import Any
 from citelens._atomic import WriteFailure, write_parquet_atomic, write_text_atomic
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail
 from citelens.errors import CitationMinimalityError
-from citelens.io import ReadFailure, read_bounded
+from citelens.io import ReadFailure, Refused, describe, read_bounded
+from citelens.io._refusal import opened
 from citelens.minimality import CitationMinimalityReport
 from citelens.minimality._check import check_with_table
 
@@ -21,16 +22,27 @@ _WRITE_FAILED = "citation minimality report could not be written"
 
 
 def _read_source(path: str) -> str:
-    """The exact UTF-8 text of the source file (offsets count its code points as stored)."""
-    failed = False
+    """The exact UTF-8 text of the source file (offsets count its code points as stored).
+
+    A file that cannot be read raises the contract's ``source_text must be text`` with the
+    reader's detail, worded like every input's (``source file not found``, ``source file is
+    not valid UTF-8``: :func:`citelens.io.describe`)."""
+    refused: ReadFailure | None = None
     text = ""
     try:
+        target = Path(path)
+        opened(target)  # missing, a directory, a FIFO or unreadable: refused before reading
         # never more than the readers' file bound (plus one byte), whatever the file holds
-        text = read_bounded(Path(path)).decode("utf-8")
-    except (OSError, UnicodeDecodeError, ReadFailure):  # missing, non-UTF-8 or too large
-        failed = True
-    if failed:
-        raise CitationMinimalityError("source_text must be text", "input")
+        text = read_bounded(target).decode("utf-8")
+    except ReadFailure as exc:  # refused by opened() or beyond the size bound
+        refused = exc
+    except UnicodeDecodeError:  # the bytes are not UTF-8
+        refused = Refused("encoding")
+    except OSError:  # opened() checked the file; it changed or failed while being read
+        refused = ReadFailure("unreadable")
+    if refused is not None:
+        detail = describe(refused, "source")
+        raise CitationMinimalityError("source_text must be text", "input", detail)
     return text
 
 
@@ -49,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             max_excess_tokens=args.max_excess_tokens,
         )
     except CitationMinimalityError as exc:  # bad input (exit 2); internal errors exit 3
-        problem = CitationMinimalityError(str(exc.args[0]), exc.category)
+        problem = CitationMinimalityError(str(exc.args[0]), exc.category, exc.detail)
     if problem is not None:
         return fail(problem)
     assert report is not None

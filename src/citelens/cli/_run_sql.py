@@ -17,8 +17,10 @@ from pathlib import Path
 import duckdb
 
 from citelens._atomic import WriteFailure, write_bytes_atomic
-from citelens.cli._common import EXIT_OK, fail
+from citelens.cli._common import EXIT_OK, STDIO, check_output_dirs, fail
 from citelens.errors import CitelensError, CorpusError
+from citelens.io import ReadFailure, read_bounded
+from citelens.io._refusal import opened
 from citelens.sql._api import VIEW_NAMES, execute, open_views, render, views_script
 
 __all__ = ["repl", "run"]
@@ -51,29 +53,47 @@ def _run(args: argparse.Namespace) -> int:
         if not sys.stdin.isatty():
             raise CorpusError("sql needs a query when standard input is not a terminal", "input")
         return _shell(args)
-    if args.format == "parquet" and args.output is None:
+    # ``--output -`` is stdout, as for every command's text outputs; Parquet needs a file
+    output = None if args.output == STDIO else args.output
+    if args.format == "parquet" and output is None:
         raise CorpusError("parquet output requires an output file", "policy")
+    # like every command: an output into a missing directory is an error unless --mkdir
+    # (the atomic writer creates the directories, and removes them again if it fails)
+    check_output_dirs([output], mkdir=args.mkdir)
     con = open_views(args.out_dir, results_dir=args.results, allow_external=args.allow_external)
     try:
         table = execute(con, query)
     finally:
         con.close()
     rendered = render(table, args.format)
-    if args.output is not None:
+    if output is not None:
         data = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
-        _write(args.output, data)
+        _write(output, data)
     else:
         assert isinstance(rendered, str)
         sys.stdout.write(rendered)
     return EXIT_OK
 
 
+# The largest SQL text read from --file (a query, not data: a larger file is refused unread).
+MAX_QUERY_BYTES = 16 * 1024 * 1024
+
+
 def _read_query(path: str) -> str:
+    """The SQL of ``--file`` (``-``: stdin), UTF-8 with an optional BOM, at most
+    :data:`MAX_QUERY_BYTES`; a missing, special, oversized or non-UTF-8 file is refused."""
     failed = False
     text = ""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, ValueError):
+        if path == STDIO:
+            data = sys.stdin.buffer.read(MAX_QUERY_BYTES + 1)
+            if len(data) > MAX_QUERY_BYTES:
+                raise ReadFailure("size")
+        else:
+            opened(Path(path))  # missing, a directory or a FIFO: refused before reading
+            data = read_bounded(Path(path), MAX_QUERY_BYTES)
+        text = data.decode("utf-8-sig")
+    except (OSError, ValueError, ReadFailure):
         failed = True
     if failed:
         raise CorpusError("sql query file could not be read", "input")

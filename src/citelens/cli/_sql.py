@@ -9,7 +9,7 @@ import sys
 from typing import Any, NoReturn
 
 from citelens.cli import command_help
-from citelens.cli._common import COMMAND_HELP
+from citelens.cli._common import COMMAND_HELP, add_io_flags
 
 __all__ = ["FORMATS", "register"]
 
@@ -72,7 +72,8 @@ def _add_parser(
             "optional edges.parquet); the gold history under --results; the query from QUERY "
             "or --file.",
             writes="the result on stdout (--format table, csv or json), or to --output (any "
-            "format; parquet needs --output), written atomically.",
+            "format; parquet needs --output), written atomically; a missing directory of "
+            "--output is an error unless --mkdir.",
             ok="the query ran and its result was written",
             bad_input="bad input, or the query is invalid: one line on stderr; for an "
             "invalid query it carries DuckDB's own message (parser, binder or catalog error "
@@ -87,14 +88,16 @@ def _add_parser(
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out_dir", metavar="OUTDIR", help="corpus output directory")
     parser.add_argument("query", nargs="?", metavar="QUERY", help="SQL to run over the views")
-    parser.add_argument("--file", "-f", metavar="F", help="read the SQL from file F")
+    parser.add_argument("--file", "-f", metavar="F", help="read the SQL from file F (- for stdin)")
     parser.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
         help="result format (default: table; parquet needs --output)",
     )
-    parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE")
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write the result to FILE (- for stdout)"
+    )
     parser.add_argument(
         "--results",
         metavar="DIR",
@@ -108,4 +111,5 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
         "gold history (no other file, no network, no extension) and write no file (COPY, "
         "EXPORT and ATTACH are refused)",
     )
+    add_io_flags(parser, stdin=False)
     parser.set_defaults(func="citelens.cli._run_sql:run")

@@ -4,8 +4,8 @@ readers of table objects (Arrow, Polars, datasets, DuckDB relations, Arrow strea
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import polars as pl
 import pyarrow as pa
@@ -110,27 +110,59 @@ def is_table_object(value: object) -> bool:
         return False
 
 
+_T = TypeVar("_T")
+
+
+def _callers(read: Callable[[], _T]) -> _T:
+    """Run ``read``, a step that runs the caller's code (their stream, dataset, relation or
+    lazy plan): whatever it raises, or a Polars panic on their plan, is the input refusing to
+    be read (conventions §1.2), :class:`ReadFailure`. Only these steps are guarded: what
+    citelens does with the batches they return is ours, and a failure there stays a bug."""
+    from citelens.io._bounds import READER_PANICS  # _bounds imports this module
+
+    failed = False
+    try:
+        return read()
+    except Exception:  # the caller's object raised while read (conventions §1.2)
+        failed = True
+    except READER_PANICS:  # Polars refused the caller's plan or table by panicking
+        failed = True
+    assert failed
+    raise ReadFailure()
+
+
 def _bounded(reader: pa.RecordBatchReader, limit: int | None) -> pa.Table:
     """The batches of a stream until ``limit + 1`` rows have been seen (the rest is never
-    consumed: conventions §2 "Limit + 1")."""
+    consumed: conventions §2 "Limit + 1"). Each step of the caller's stream is guarded."""
+    schema = _callers(lambda: reader.schema)
     batches: list[pa.RecordBatch] = []
     seen = 0
-    for batch in reader:
+    stream = _callers(lambda: iter(reader))
+    while (batch := _callers(lambda: next(stream, None))) is not None:
+        if not isinstance(batch, pa.RecordBatch):  # a stream yields batches (defensive)
+            raise ReadFailure()
         batches.append(batch)
         seen += batch.num_rows
         if limit is not None and seen > limit:
             break
-    return pa.Table.from_batches(batches, schema=reader.schema)
+    # batches of another schema than the stream's own are a malformed stream
+    if any(not batch.schema.equals(schema) for batch in batches):
+        raise ReadFailure()
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 def _relation_reader(relation: Any, limit: int | None) -> pa.RecordBatchReader:
     """A DuckDB relation as a record-batch stream; the row bound is pushed into the query."""
-    if limit is not None:
-        relation = relation.limit(limit + 1)
-    # to_arrow_reader (duckdb >= 1.4) replaces fetch_record_batch, deprecated there
-    method = getattr(relation, "to_arrow_reader", None) or relation.fetch_record_batch
-    reader: pa.RecordBatchReader = method()
-    return reader
+
+    def read() -> pa.RecordBatchReader:
+        bounded = relation if limit is None else relation.limit(limit + 1)
+        # to_arrow_reader (duckdb >= 1.4) replaces fetch_arrow_reader (the floor, 1.2.2, has
+        # only the latter; fetch_record_batch is not a method there)
+        method = getattr(bounded, "to_arrow_reader", None) or bounded.fetch_arrow_reader
+        reader: pa.RecordBatchReader = method()
+        return reader
+
+    return _callers(read)
 
 
 def _table_of(value: Any, limit: int | None) -> pa.Table:
@@ -139,18 +171,18 @@ def _table_of(value: Any, limit: int | None) -> pa.Table:
     if isinstance(value, pa.RecordBatch):
         return pa.Table.from_batches([value])
     if isinstance(value, pl.DataFrame):
-        return value.to_arrow()
+        return _callers(value.to_arrow)  # a frame Polars cannot convert panics
     if isinstance(value, pl.LazyFrame):
         # the bound is part of the plan: a lazy scan reads at most limit + 1 rows
         lazy = value if limit is None else value.head(limit + 1)
-        return lazy.collect().to_arrow()
+        return _callers(lambda: lazy.collect().to_arrow())
     if isinstance(value, pa.RecordBatchReader):
         return _bounded(value, limit)
     if is_dataset(value):
-        return _bounded(value.scanner().to_reader(), limit)
+        return _bounded(_callers(lambda: value.scanner().to_reader()), limit)
     if is_duckdb_relation(value):
         return _bounded(_relation_reader(value, limit), limit)
-    return _bounded(pa.RecordBatchReader.from_stream(value), limit)
+    return _bounded(_callers(lambda: pa.RecordBatchReader.from_stream(value)), limit)
 
 
 def read_table_object(value: object, limit: int | None = None) -> pa.Table:
@@ -161,18 +193,9 @@ def read_table_object(value: object, limit: int | None = None) -> pa.Table:
     refuses by panicking, raises :class:`ReadFailure`; so does a schema that repeats a column
     name or nests too deep (:func:`citelens.io.check_schema`, its ``cause`` says which).
     """
-    from citelens.io._bounds import READER_PANICS, check_schema  # _bounds imports this module
+    from citelens.io._bounds import check_schema  # _bounds imports this module
 
-    failed = False
-    table: pa.Table | None = None
-    try:
-        table = _table_of(value, limit)
-    except Exception:  # the caller's object raised while read (conventions §1.2)
-        failed = True
-    except READER_PANICS:  # Polars refused the caller's lazy plan by panicking
-        failed = True
-    if failed or not isinstance(table, pa.Table):
-        raise ReadFailure()
+    table = _table_of(value, limit)
     # repeated names or too deep a nesting: refused before any engine converts the table
     check_schema(table.schema)
     if limit is not None and table.num_rows > limit + 1:

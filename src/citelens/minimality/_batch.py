@@ -12,7 +12,7 @@ cost does not depend on how many documents are defective.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import is_
 from typing import TYPE_CHECKING, Any
@@ -242,10 +242,12 @@ def read_documents(documents: Any, max_documents: int) -> tuple[list[str], list[
 
 @dataclass(frozen=True)
 class Unreadable:
-    """A document field whose READ failed: its error, raised in that field's phase."""
+    """A document field whose READ failed: its error, raised in that field's phase (with the
+    reader's ``detail``, when one says why)."""
 
     message: str
     category: str
+    detail: str | None = None
 
 
 class Nested:
@@ -254,6 +256,7 @@ class Nested:
     def __init__(self, claims: list[Any], citations: list[Any], bounds: tuple[int, int]) -> None:
         self.values = {"claims": claims, "citations": citations}
         self.bounds = {"claims": bounds[0], "citations": bounds[1]}
+        self.details: dict[int, str] = {}  # why a reader refused a document's collection
 
     def parse(
         self, label: str, active: list[int], errors: dict[int, ErrorCode]
@@ -267,17 +270,20 @@ class Nested:
         for doc in active:
             value = self.values[label][doc]
             failure: ErrorCode | None = None
+            detail: str | None = None
             records: list[Any] | pa.Table = []
             if isinstance(value, Unreadable):
-                errors[doc] = (value.message, value.category)
-                continue
-            try:
-                if value is not MISSING:
-                    records = resolve_collection(value, label, self.bounds[label])
-            except CitationMinimalityError as exc:
-                failure = (str(exc.args[0]), exc.category)
+                failure, detail = (value.message, value.category), value.detail
+            else:
+                try:
+                    if value is not MISSING:
+                        records = resolve_collection(value, label, self.bounds[label])
+                except CitationMinimalityError as exc:
+                    failure, detail = (str(exc.args[0]), exc.category), exc.detail
             if failure is not None:
                 errors[doc] = failure
+                if detail is not None:
+                    self.details[doc] = detail
                 continue
             if isinstance(records, pa.Table):
                 parsed = parse_claims(records) if is_claims else parse_citations(records)
@@ -299,6 +305,7 @@ class Split:
 
     def __init__(self, claims: Rows, citations: Rows) -> None:
         self.rows = {"claims": claims, "citations": citations}
+        self.details: dict[int, str] = {}  # none: split rows are read (and refused) up front
 
     def parse(
         self, label: str, active: list[int], errors: dict[int, ErrorCode]
@@ -336,6 +343,8 @@ class Evaluation:
     order: I64
     claim_doc: I64
     max_excess: int
+    # why a reader refused a document's input, for the documents whose error it is
+    details: dict[int, str] = field(default_factory=dict)
 
     def lists(self, lo: int, hi: int) -> tuple[list[str], list[str], list[list[int]]]:
         """Python columns of the sorted records ``lo:hi`` (for report objects)."""
@@ -368,8 +377,11 @@ class Evaluation:
         """The error of the first failing document (ascending reference), if any."""
         if not self.errors:
             return None
-        message, category = self.errors[min(self.errors)]
-        return error(message, category)
+        doc = min(self.errors)
+        message, category = self.errors[doc]
+        failure = error(message, category)
+        failure.detail = self.details.get(doc)
+        return failure
 
 
 def evaluate(
@@ -382,9 +394,13 @@ def evaluate(
     """Evaluate every document: one tokenisation pass, one claim pass, one citation pass."""
     n_docs = len(texts)
     clean: list[str] = []
+    details: dict[int, str] = {}
     for doc, text in enumerate(texts):
         if isinstance(text, Unreadable):
-            errors.setdefault(doc, (text.message, text.category))
+            if doc not in errors:
+                errors[doc] = (text.message, text.category)
+                if text.detail is not None:
+                    details[doc] = text.detail
             text = ""
         elif type(text) is not str:
             errors.setdefault(doc, ("source_text must be text", "input"))
@@ -409,7 +425,8 @@ def evaluate(
     if errors and order.size:
         failed = np.fromiter(errors, dtype=np.int64, count=len(errors))
         order = order[~np.isin(phase.doc[order], failed)]
-    return Evaluation(refs, errors, phase, order, state.claim_doc, max_excess)
+    details.update(source.details)  # each document's error was set once, by one phase
+    return Evaluation(refs, errors, phase, order, state.claim_doc, max_excess, details)
 
 
 def _drop(

@@ -199,7 +199,7 @@ def _batch(
                 failure = exc
             if failure is not None:
                 # Raised in its own phase, so earlier problems of the document come first.
-                values[name] = Unreadable(str(failure.args[0]), failure.category)
+                values[name] = Unreadable(str(failure.args[0]), failure.category, failure.detail)
         text = values["source_text"]
         texts.append(None if text is MISSING else text)
         nested["claims"].append(values["claims"])

@@ -12,6 +12,7 @@ digests only.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -160,8 +161,9 @@ def _classify_read(value: Any, name: str, limit: int) -> tuple[str, Any]:
                 raise fail(f"{name} must be an iterable of records", "collection")
         items = bounded_items(content, name, limit)
         return "rows", items
-    if isinstance(value, str | bytes | bytearray):
-        # a path whose name no reader knows (``claims.txt``), or text that is no collection
+    if isinstance(value, str | bytes | bytearray | os.PathLike):
+        # a path whose name no reader knows (``claims.txt``, ``Path("/nope")``), or text
+        # that is no collection
         unknown = describe(Refused("type"), _LABELS.get(name, name))
         raise fail(f"{name} must be an iterable of records", "collection", unknown)
     if isinstance(value, Mapping):

@@ -183,7 +183,10 @@ def citation_stage(
     ``form`` carries what the adapter found: conversion problems, plain pairs (whose two
     elements go through the identifier rule), and for a compact mapping the rows that are edges,
     whose running number is bounded by ``limit``."""
-    n = frame.height
+    # the row count is the document column's: a frame without columns has height 0 on Polars
+    # 1.43 (the floor) whatever its rows, so a claims table of document_ref alone would
+    # otherwise lose its rows
+    n = len(doc)
     columns, checks = citation_rule(cells_of(frame, typed), n)
     problem = first_problem(checks, n)
     if form is not None and form.pair is not None:
@@ -225,7 +228,10 @@ def adjudication_stage(
     form: RowForm | None = None,
 ) -> AdjudicationStage:
     """Explicit adjudication records (§5 stage 9)."""
-    n = frame.height
+    # the row count is the document column's: a frame without columns has height 0 on Polars
+    # 1.43 (the floor) whatever its rows, so a claims table of document_ref alone would
+    # otherwise lose its rows
+    n = len(doc)
     cells = cells_of(frame, typed)
     claim, claim_conflict = group(cells, EDGE_CLAIM_ALIASES, n)
     claim = with_default(claim, form)

@@ -221,7 +221,10 @@ def claim_stage(
 
     ``edges=False`` is the record rule alone (``AtomicClaim.from_mapping``, §3.9): the citation
     rule of mapping items (edge building) and the running bound are not checked."""
-    n = frame.height
+    # the row count is the document column's: a frame without columns has height 0 on Polars
+    # 1.43 (the floor) whatever its rows, so a claims table of document_ref alone would
+    # otherwise lose its rows
+    n = len(doc)
     cells = cells_of(frame, typed)
     claim, id_conflict = group(cells, CLAIM_ID_ALIASES, n)
     claim = with_default(claim, form)
@@ -366,7 +369,10 @@ def evidence_stage(
 
     ``labels=False`` is the record rule alone (``EvidenceSpan.from_mapping``, §3.9): embedded
     adjudications (steps 7–8) are not checked."""
-    n = frame.height
+    # the row count is the document column's: a frame without columns has height 0 on Polars
+    # 1.43 (the floor) whatever its rows, so a claims table of document_ref alone would
+    # otherwise lose its rows
+    n = len(doc)
     cells = cells_of(frame, typed)
     evidence, id_conflict = group(cells, EVIDENCE_ID_ALIASES, n)
     evidence = with_default(evidence, form)
