@@ -145,3 +145,50 @@ def test_compressed_jsonl_through_a_contract(tmp_path: pathlib.Path) -> None:
     )
     # c-CANARY cites e1 (which exists), c2 cites nothing: 2 claims, 1 with a citation
     assert metrics["claim_count"] == 2
+
+
+@pytest.mark.parametrize("method", ["gzip", "zstd"])
+def test_open_text_file_streams_what_read_text_file_reads(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    # The corpus readers' stream: the same decompressed bytes, line by line or in blocks,
+    # from pieces of at most _CHUNK bytes (here 7, so a line spans several pieces).
+    monkeypatch.setattr(_compressed, "_CHUNK", 7)
+    codec = zstandard.ZstdCompressor()
+    half = JSONL.index(b"\n") + 1
+    packed = (
+        gzip.compress(JSONL[:half]) + gzip.compress(JSONL[half:])  # two gzip members
+        if method == "gzip"
+        else codec.compress(JSONL[:half]) + codec.compress(JSONL[half:])  # two zstd frames
+    )
+    path = tmp_path / f"c.jsonl.{'gz' if method == 'gzip' else 'zst'}"
+    path.write_bytes(packed)
+    assert _compressed.read_text_file(path, method) == JSONL
+    with _compressed.open_text_file(path, method) as stream:
+        first = stream.readline()
+        rest = stream.read(5) + stream.read()
+    assert first == JSONL[:half]
+    assert first + rest == JSONL
+    absent = tmp_path / "c.jsonl"
+    with pytest.raises(ReadFailure) as missing, _compressed.open_text_file(absent, None):
+        pass  # pragma: no cover - the file is missing
+    assert describe(missing.value, "claims") == "claims file not found"
+
+
+@pytest.mark.parametrize("method", ["gzip", "zstd"])
+def test_open_text_file_refuses_a_bomb_at_the_bound(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    # Bound 1 MiB, pieces of 64 KiB: the first MiB is handed on, the read beyond it refused.
+    monkeypatch.setattr(_bounds, "MAX_FILE_BYTES", 1024 * 1024)
+    monkeypatch.setattr(_compressed, "_CHUNK", 64 * 1024)
+    data = b"\n" * (4 * 1024 * 1024)
+    packed = gzip.compress(data) if method == "gzip" else zstandard.ZstdCompressor().compress(data)
+    path = tmp_path / "bomb.jsonl"
+    path.write_bytes(packed)
+    read = 0
+    with pytest.raises(ReadFailure) as caught, _compressed.open_text_file(path, method) as stream:
+        while block := stream.read(64 * 1024):
+            read += len(block)
+    assert describe(caught.value, "claims") == "claims file decompresses to more than 1 GiB"
+    assert read <= 1024 * 1024

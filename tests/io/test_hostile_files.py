@@ -387,15 +387,11 @@ _DETAIL = {
     "deeptypes.parquet": "claims file nests deeper than 32 levels",
 }
 
-# minimality's batch engine keeps (message, category) per document: its CLI line is still the
-# contract's message (the detail is not carried through the batch yet)
-_MESSAGE = {"minimality": "claims file could not be read"}
-
 
 def _refusal(command: str, name: str) -> str:
-    """The one stderr line ``command`` prints for the refused claims file ``name``."""
-    text = _MESSAGE.get(command, _DETAIL[name])
-    return f"citelens: error [{_CATEGORY[command]}]: {text}\n"
+    """The one stderr line ``command`` prints for the refused claims file ``name`` (every
+    command, minimality included, shows the detail)."""
+    return f"citelens: error [{_CATEGORY[command]}]: {_DETAIL[name]}\n"
 
 
 # The subprocess matrix: the crashes of the fuzzing pass and one case per kind of refusal,

@@ -77,6 +77,16 @@ def _write(tmp_path: pathlib.Path, text: str) -> pathlib.Path:
     return path
 
 
+@pytest.mark.parametrize("text", ["", "\n", " \t", "\n \r\n\t\n"])
+def test_a_file_of_blank_lines_has_no_records(tmp_path: pathlib.Path, text: str) -> None:
+    # Arrow reads a file of blank lines as a table of no columns; it is a file without
+    # records, read whole or staged alike: the empty document_ref table (found by the
+    # differential test below on " \t")
+    frame = _same(_write(tmp_path, text), tmp_path / "stage", 1)
+    assert frame is not None
+    assert (frame.columns, frame.height) == (["document_ref"], 0)
+
+
 def test_keys_that_differ_across_blocks(tmp_path: pathlib.Path) -> None:
     # One line per block (block_bytes=1): "a" is absent from the second block and "b" from
     # the first; each takes the other block's type, absent cells are null, and the columns

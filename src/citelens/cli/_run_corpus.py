@@ -19,8 +19,17 @@ from citelens.errors import CitelensError, CorpusError
 
 __all__ = ["run_minimality", "run_summary_citations", "run_support"]
 
-# A role named by INPUT alone is INPUT/<role>/ (a directory of files) or INPUT/<role><suffix>.
-_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc", ".jsonl", ".ndjson", ".csv")
+# A role named by INPUT alone is INPUT/<role>/ (a directory of files) or INPUT/<role><suffix>,
+# the first suffix found in this order; text formats may be gzip or zstd compressed.
+_TEXT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
+_SUFFIXES = (
+    ".parquet",
+    ".arrow",
+    ".feather",
+    ".ipc",
+    *_TEXT_SUFFIXES,
+    *(text + packed for text in _TEXT_SUFFIXES for packed in (".gz", ".zst")),
+)
 
 
 def _role_path(args: argparse.Namespace, role: str) -> Path | None:

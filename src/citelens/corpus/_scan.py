@@ -5,13 +5,17 @@ The scans hand no hostile file to Polars: the schema of every Parquet and Arrow 
 read by Arrow first and checked by :func:`citelens.io.check_schema` (distinct column names,
 nesting within :data:`citelens.io.MAX_DEPTH`; Polars panics on two IPC columns of one name
 and crashes on deep types), as are the schemas of the caller's tables; JSON Lines and CSV go
-through the bounded readers of :mod:`citelens.io`. A Polars panic while a scan reads the files
-is the reader refusing them: ``<role> input could not be read``, like any unreadable input.
+through the bounded readers of :mod:`citelens.io`, as do TSV and the gzip/zstd forms of the
+text formats (``claims.jsonl.gz``, ``evidence.tsv.zst``: decompressed as a stream under the
+decompressed bound; a directory may mix plain and compressed files of one format). A Polars
+panic while a scan reads the files is the reader refusing them: ``<role> input could not be
+read``, like any unreadable input.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -25,21 +29,26 @@ from citelens.corpus._staging import staged_csv, staged_jsonl
 from citelens.errors import CorpusError
 from citelens.io import (
     READER_PANICS,
+    FileKind,
     ReadFailure,
     _bounds,
     boolean_cells,
     check_schema,
     csv_header,
     decode_utf8,
+    file_kind,
     integer_cells,
     jsonl_table,
 )
+from citelens.io._compressed import open_text_file
 from citelens.io._refusal import Refused, describe, opened
 from citelens.io._values import is_table_object, table_object_frame
 from citelens.support._fields import CSV_BOOLEAN_COLUMNS, CSV_INTEGER_COLUMNS
 
 DOC = "_d"
-_SUFFIXES = {
+# The format of a data file (FileKind.suffix: ``.tsv`` is ``.csv`` with a tab) -> the reader
+# of the corpus mode. ``.json`` (one document) is no corpus format.
+_READERS = {
     ".parquet": "parquet",
     ".arrow": "ipc",
     ".feather": "ipc",
@@ -118,16 +127,29 @@ def _ipc_schema(file: Path) -> pa.Schema:
         return stream.schema
 
 
-def _engine_readable(files: list[Path], kind: str) -> bool:
+def _corpus_kind(name: str) -> tuple[str, FileKind] | None:
+    """The corpus reader of a file named ``name`` (``parquet``, ``ipc``, ``ndjson``, ``csv``
+    or ``tsv``) and its kind (delimiter, compression), else ``None`` (no corpus format)."""
+    kind = file_kind(name)
+    if kind is None or kind.suffix not in _READERS:
+        return None
+    reader = _READERS[kind.suffix]
+    return ("tsv" if reader == "csv" and kind.delimiter != "," else reader), kind
+
+
+def _engine_readable(files: list[Path], reader: str) -> bool:
     """False when Arrow or Polars would be handed a path that is not UTF-8 (a file name of
     undecodable bytes, which Python keeps as lone surrogates): their readers cannot encode it
-    (``UnicodeEncodeError``), so such an input is unreadable. JSON Lines is read by Python,
-    which opens any path."""
-    if kind == "ndjson":
+    (``UnicodeEncodeError``), so such an input is unreadable. JSON Lines, and any compressed
+    file (decompressed into a staged copy of a fixed name), are read by Python, which opens
+    any path."""
+    if reader == "ndjson":
         return True
     try:
         for file in files:
-            str(file).encode("utf-8")
+            kind = file_kind(file.name)
+            if kind is None or kind.compression is None:
+                str(file).encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
@@ -136,50 +158,55 @@ def _engine_readable(files: list[Path], kind: str) -> bool:
 def _scan_path(path: Path, role: str) -> pl.LazyFrame:
     """A lazy scan of a file or a directory of files (hive partitioning allowed)."""
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in _SUFFIXES)
+        found = {p: _corpus_kind(p.name) for p in path.rglob("*") if p.is_file()}
+        kinds = {p: k for p, k in found.items() if k is not None}
+        files = sorted(kinds)
         if not files:
             raise _fail(f"{role} input could not be read", "input")
-        kinds = {_SUFFIXES[p.suffix.lower()] for p in files}
-        if len(kinds) != 1:
+        readers = {reader for reader, _ in kinds.values()}
+        if len(readers) != 1:  # one format per role (plain and compressed may mix)
             raise _fail(f"{role} input could not be read", "input")
-        kind = kinds.pop()
-        if not _engine_readable(files, kind):
+        reader = readers.pop()
+        if not _engine_readable(files, reader):
             raise _fail(f"{role} input could not be read", "input")
-        if kind == "parquet":
-            files = _checked(files, kind)
+        if reader == "parquet":
+            files = _checked(files, reader)
             return pl.scan_parquet(files, hive_partitioning=False).pipe(_with_hive, files, path)
-        if kind == "ipc":
-            return pl.scan_ipc(_checked(files, kind)).pipe(_with_hive, files, path)
-        if kind == "ndjson":
+        if reader == "ipc":
+            return pl.scan_ipc(_checked(files, reader)).pipe(_with_hive, files, path)
+        if reader == "ndjson":
             return pl.concat([_jsonl(p, role) for p in files], how="diagonal_relaxed")
-        return pl.concat([_csv(p, role) for p in files], how="diagonal_relaxed")
+        return pl.concat([_csv(p, role, kinds[p][1]) for p in files], how="diagonal_relaxed")
     opened(path)  # missing, a special file, not readable: Refused with its reason
-    suffix = path.suffix.lower()
-    if suffix not in _SUFFIXES:
+    single = _corpus_kind(path.name)
+    if single is None:
         raise Refused("type")
-    kind = _SUFFIXES[suffix]
-    if not _engine_readable([path], kind):
+    reader, kind = single
+    if not _engine_readable([path], reader):
         raise _fail(f"{role} input could not be read", "input")
-    if kind == "parquet":
-        return pl.scan_parquet(_checked([path], kind)[0])
-    if kind == "ipc":
-        return pl.scan_ipc(_checked([path], kind)[0])
-    if kind == "ndjson":
+    if reader == "parquet":
+        return pl.scan_parquet(_checked([path], reader)[0])
+    if reader == "ipc":
+        return pl.scan_ipc(_checked([path], reader)[0])
+    if reader == "ndjson":
         return _jsonl(path, role)
-    return _csv(path, role)
+    return _csv(path, role, kind)
 
 
-def _csv(path: Path, role: str) -> pl.LazyFrame:
-    """A lazy CSV scan, every cell text, staged block by block as Parquet when the scan is made
-    (:func:`citelens.corpus._staging.staged_csv`: memory follows one block and one batch).
-    The header is checked first by the one CSV header rule of :mod:`citelens.io` (Polars
-    would rename a repeated name silently). A file without a header row has no columns."""
+def _csv(path: Path, role: str, kind: FileKind) -> pl.LazyFrame:
+    """A lazy CSV (or TSV) scan, every cell text, staged block by block as Parquet when the
+    scan is made (:func:`citelens.corpus._staging.staged_csv`: memory follows one block and
+    one batch; a compressed file is decompressed as a stream). The header is checked first by
+    the one CSV header rule of :mod:`citelens.io` (Polars would rename a repeated name
+    silently). A file without a header row has no columns."""
     failed: BaseException | None = None
     header: list[str] = []
     try:
-        header = csv_header(decode_utf8(_first_line(path)))
+        header = csv_header(decode_utf8(_first_line(path, kind.compression)), kind.delimiter)
     except UnicodeDecodeError:  # the header line is not UTF-8
         failed = Refused("encoding")
+    except Refused as refused:  # not openable, corrupt or beyond the decompressed bound
+        failed = refused
     except ReadFailure as refused:  # too long, or a repeated name
         failed = Refused("line_size") if refused.cause == "size" else refused
     except _HEADER_UNREADABLE:  # the header line is malformed
@@ -187,15 +214,18 @@ def _csv(path: Path, role: str) -> pl.LazyFrame:
     if failed is not None:
         raise _unreadable(role, failed)
     if not header:  # no header row: nothing to stage (the schema check reports it)
-        return pl.scan_csv(path, infer_schema=False)
-    return staged_csv(path, header)
+        # a compressed file holds only empty lines then: scanned as the empty text it is
+        source: Path | io.BytesIO = path if kind.compression is None else io.BytesIO(b"")
+        return pl.scan_csv(source, infer_schema=False)
+    return staged_csv(path, header, kind)
 
 
-def _first_line(path: Path) -> bytes:
+def _first_line(path: Path, compression: str | None) -> bytes:
     """The first line of ``path`` that is not empty (without its BOM and line end), read at
     most :data:`citelens.io.MAX_LINE_BYTES` at a time: a longer line is refused
-    (:class:`citelens.io.ReadFailure`, cause ``size``) without being read whole."""
-    with path.open("rb") as handle:
+    (:class:`citelens.io.ReadFailure`, cause ``size``) without being read whole. A compressed
+    file is decompressed as it is read (only as far as that line)."""
+    with open_text_file(path, compression) as handle:
         first = True
         while True:
             raw = handle.readline(_bounds.MAX_LINE_BYTES + 1)
@@ -253,8 +283,14 @@ def _is_csv(value: Any) -> bool:
         return False
     path = Path(raw)
     if path.is_dir():
-        return any(p.suffix.lower() == ".csv" for p in path.rglob("*") if p.is_file())
-    return path.suffix.lower() == ".csv"
+        return any(_text_cells(p.name) for p in path.rglob("*") if p.is_file())
+    return _text_cells(path.name)
+
+
+def _text_cells(name: str) -> bool:
+    """Whether a file named ``name`` is CSV or TSV (plain or compressed): all-text cells."""
+    found = _corpus_kind(name)
+    return found is not None and found[0] in ("csv", "tsv")
 
 
 def _arrow_frame(value: Any, role: str) -> pl.LazyFrame:

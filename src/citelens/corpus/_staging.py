@@ -1,8 +1,10 @@
-"""Staging of corpus inputs that cannot be scanned lazily (JSON Lines, CSV): each file is read
-block by block (:func:`citelens.io.stage_jsonl`, :func:`citelens.io._csv.stage_csv`) into
-Parquet files in a temporary directory, then scanned like any Parquet input, so each batch
-reads only its own ``document_ref`` range (row groups outside it are skipped by their
-statistics) and memory follows one block and one batch, not the file.
+"""Staging of corpus inputs that cannot be scanned lazily (JSON Lines, CSV and TSV, plain or
+gzip/zstd compressed): each file is read block by block (:func:`citelens.io.stage_jsonl`,
+:func:`citelens.io._csv.stage_csv`) into Parquet files in a temporary directory, then scanned
+like any Parquet input, so each batch reads only its own ``document_ref`` range (row groups
+outside it are skipped by their statistics) and memory follows one block and one batch, not
+the file. A compressed file is decompressed as a stream under the one decompressed bound of
+:mod:`citelens.io._compressed`.
 
 A CSV file is staged when its scan is made: the scan is a Polars IO source with the
 header's all-text schema whose every call scans the staged file with the predicate and
@@ -22,14 +24,15 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
 from polars.io.plugins import register_io_source
 
-from citelens.io import DEFAULT_BLOCK_BYTES, stage_jsonl
+from citelens.io import DEFAULT_BLOCK_BYTES, FileKind, stage_jsonl
 from citelens.io._csv import stage_csv
 
 __all__ = ["Stage", "staged_csv", "staged_jsonl"]
@@ -110,16 +113,22 @@ class _CsvSource:
         yield scan.collect()
 
 
-def staged_csv(path: Path, header: list[str]) -> pl.LazyFrame:
+def staged_csv(path: Path, header: list[str], kind: FileKind | None = None) -> pl.LazyFrame:
     """A lazy scan of the CSV file ``path`` (``header`` as :func:`citelens.io.csv_header`
-    read it), every cell text, staged block by block as Parquet now. A malformed file raises
-    :class:`citelens.io.ReadFailure` (with its reason) from this call, the directory removed:
-    staged inside a Polars query instead, the reason would be lost on the Polars versions
-    that report a Python source's exception as a bare ``ComputeError`` (1.43)."""
+    read it), every cell text, staged block by block as Parquet now; ``kind`` (by default a
+    plain CSV file) gives its delimiter (TSV) and compression (decompressed as a stream,
+    under the decompressed bound). A malformed file raises :class:`citelens.io.ReadFailure`
+    (with its reason) from this call, the directory removed: staged inside a Polars query
+    instead, the reason would be lost on the Polars versions that report a Python source's
+    exception as a bare ``ComputeError`` (1.43)."""
     stage = Stage()
     target = stage.path / "data.parquet"
+    # a plain CSV file is staged by the plain four-argument call
+    staging: Callable[[Path, list[str], Path, int], None] = stage_csv
+    if kind is not None and (kind.delimiter != "," or kind.compression is not None):
+        staging = partial(stage_csv, delimiter=kind.delimiter, compression=kind.compression)
     try:
-        stage_csv(path, header, target, BLOCK_BYTES)
+        staging(path, header, target, BLOCK_BYTES)
     except BaseException:  # any failure, Ctrl-C included: nothing stays behind; re-raised
         stage.remove()
         raise

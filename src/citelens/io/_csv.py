@@ -20,6 +20,7 @@ import csv
 import io
 import re
 from collections.abc import Collection
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from citelens.io import _bounds
+from citelens.io._compressed import open_text_file
 from citelens.io._json import decode_utf8
 from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure, drop_nulls
@@ -74,23 +76,36 @@ def read_csv(data: bytes, delimiter: str = ",") -> pa.Table:
     if not lines:
         return pa.table({})
     header = csv_header(lines[0], delimiter)
-    parse = (
-        _PARSE
-        if delimiter == ","
-        else pa_csv.ParseOptions(newlines_in_values=True, delimiter=delimiter)
-    )
     return pa_csv.read_csv(
         io.BytesIO(text.encode("utf-8")),
         read_options=pa_csv.ReadOptions(use_threads=False),
-        parse_options=parse,
+        parse_options=_parse(delimiter),
         convert_options=_text_cells(header),
     )
 
 
-def stage_csv(path: Path, header: list[str], target: Path, block_bytes: int) -> None:
+def _parse(delimiter: str) -> pa_csv.ParseOptions:
+    """RFC 4180 parsing with ``delimiter`` between fields."""
+    return (
+        _PARSE
+        if delimiter == ","
+        else pa_csv.ParseOptions(newlines_in_values=True, delimiter=delimiter)
+    )
+
+
+def stage_csv(
+    path: Path,
+    header: list[str],
+    target: Path,
+    block_bytes: int,
+    *,
+    delimiter: str = ",",
+    compression: str | None = None,
+) -> None:
     """Read the CSV file ``path`` block by block into the Parquet file ``target``, by the
-    rules of :func:`read_csv` (all-text cells, empty cell null): one row group per block of
-    about ``block_bytes``, so memory follows one block, not the file.
+    rules of :func:`read_csv` (all-text cells, empty cell null; ``delimiter`` ``"\t"`` for
+    TSV): one row group per block of about ``block_bytes``, so memory follows one block, not
+    the file.
 
     A row longer than a block (Arrow's reader cannot split one) is read again with blocks
     sixteen times larger, up to the whole file but never beyond a block that holds a row of
@@ -98,12 +113,47 @@ def stage_csv(path: Path, header: list[str], target: Path, block_bytes: int) -> 
     so memory stays bounded by one block). ``header`` is the file's header row as
     :func:`csv_header` read it (checked by the caller); a file whose header Arrow reads
     otherwise, or whose content is malformed, raises :class:`ReadFailure` (``target`` may
-    then be left for the caller to remove)."""
+    then be left for the caller to remove).
+
+    A ``compression`` (``gzip``, ``zstd``) is undone first, as a stream, into a plain copy
+    beside ``target`` (removed once staged) by :func:`citelens.io._compressed.open_text_file`,
+    so its decompressed bound and its refusals (:class:`Refused`: ``gzip``, ``zstd``,
+    ``decompressed``, ``zstd_missing``) apply; Arrow's reader then reads a plain file, as for
+    an uncompressed input (a Python stream failing inside Arrow's reader can abort the
+    interpreter at exit)."""
+    if compression is None:
+        _stage_plain(path, header, target, block_bytes, delimiter)
+        return
+    source = target.with_name(f"{target.name}.source")
+    try:
+        _decompress(path, compression, source)
+        _stage_plain(source, header, target, block_bytes, delimiter)
+    finally:
+        source.unlink(missing_ok=True)
+
+
+def _decompress(path: Path, compression: str, target: Path) -> None:
+    """Write the decompressed bytes of ``path`` to ``target``, a piece at a time."""
+    with open_text_file(path, compression) as stream, target.open("wb") as out:
+        while piece := stream.read(_COPY_BYTES):
+            out.write(piece)
+
+
+# Decompressed bytes copied per step.
+_COPY_BYTES = 4 * 1024 * 1024
+
+
+def _stage_plain(
+    path: Path, header: list[str], target: Path, block_bytes: int, delimiter: str
+) -> None:
+    """:func:`stage_csv` of an uncompressed file."""
     cause: str | None = None
+    # one pass at a block size (a comma's pass is the plain four-argument call)
+    passes = _stage_blocks if delimiter == "," else partial(_stage_blocks, delimiter=delimiter)
     try:
         size = path.stat().st_size
         largest = max(block_bytes, min(_bounds.MAX_LINE_BYTES + 1, _MAX_BLOCK_BYTES))
-        while not _stage_blocks(path, header, target, block_bytes):
+        while not passes(path, header, target, block_bytes):
             if block_bytes > size:
                 raise ReadFailure()
             if block_bytes >= largest:  # a row beyond the line bound
@@ -139,13 +189,15 @@ def _utf8_file(path: Path) -> bool:
 _MAX_BLOCK_BYTES = 2**31 - 1
 
 
-def _stage_blocks(path: Path, header: list[str], target: Path, block_bytes: int) -> bool:
+def _stage_blocks(
+    path: Path, header: list[str], target: Path, block_bytes: int, delimiter: str = ","
+) -> bool:
     """One staging pass; False when a row straddles two blocks (retry with larger ones)."""
     try:
         reader = pa_csv.open_csv(
             path,
             read_options=pa_csv.ReadOptions(use_threads=False, block_size=block_bytes),
-            parse_options=_PARSE,
+            parse_options=_parse(delimiter),
             convert_options=_text_cells(header),
         )
         schema = pa.schema([pa.field(name, pa.string()) for name in header])

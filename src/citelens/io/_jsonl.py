@@ -158,11 +158,11 @@ def jsonl_table(path: object) -> pa.Table:
         data = read_text_file(target, None if kind is None else kind.compression)
         check_json(data, lines=True)
         records = jsonl_records(decode_utf8(data))
-        if isinstance(records, pa.Table):
+        if isinstance(records, pa.Table) and (records.num_rows or records.num_columns):
             table = records
-        elif records is not None:
+        elif records is not None and not isinstance(records, pa.Table):
             table = pa.Table.from_struct_array(records)
-        else:
+        else:  # no records: no line, or only blank lines (Arrow reads those as no columns)
             table = pa.table({"document_ref": pa.array([], pa.string())})
     except Refused as refused:  # a bound or rule of citelens.io, with its reason
         failure = Refused(refused.reason, refused.line)

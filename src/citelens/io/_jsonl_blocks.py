@@ -5,10 +5,11 @@ A file is read in blocks of whole lines (about ``block_bytes`` each; a block alw
 ``\\n``, so no line and no UTF-8 character is split). Each block is pre-scanned before it is
 parsed (:class:`citelens.io.JsonScan`: line length, nesting depth), and a line is never read
 beyond :data:`~citelens.io.MAX_LINE_BYTES`, so memory follows one block however long a line
-is. Each block is read by the same rules as the whole file (:func:`citelens.io.jsonl_records`:
-Arrow's reading when it is exact, else the values of the lines typed by :func:`pyarrow.array`)
-and written to its own Parquet file. The types of the blocks are then unified the way one
-reading of the whole file types its values:
+is. A compressed file (``claims.jsonl.gz``, ``.zst``) is decompressed as a stream under the
+decompressed bound of :mod:`citelens.io._compressed`. Each block is read by the same rules as
+the whole file (:func:`citelens.io.jsonl_records`: Arrow's reading when it is exact, else the
+values of the lines typed by :func:`pyarrow.array`) and written to its own Parquet file. The
+types of the blocks are then unified the way one reading of the whole file types its values:
 
 * a field absent from a block, or null in all of its lines, takes the other blocks' type;
 * integers and floats in one field make a float field, and then every integer must lie in
@@ -36,9 +37,10 @@ import pyarrow.parquet as pq
 
 from citelens.io import _bounds
 from citelens.io._bounds import JsonRefused, JsonScan
+from citelens.io._compressed import file_kind, open_text_file
 from citelens.io._json import decode_utf8
 from citelens.io._jsonl import RECORDS_UNREADABLE, jsonl_records
-from citelens.io._refusal import Refused, opened
+from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "conform_table", "jsonl_blocks", "merge_types", "stage_jsonl"]
@@ -61,11 +63,12 @@ class JsonlBlock:
 def _texts(path: Path, block_bytes: int) -> Iterator[tuple[str, int]]:
     """The file's text in blocks of whole lines (the BOM removed from the first block only),
     each pre-scanned, with the number of lines before it; a line beyond the line bound is
-    refused when the bound is reached."""
+    refused when the bound is reached. A ``.gz``/``.zst`` name is decompressed as it is read
+    (:func:`citelens.io._compressed.open_text_file`: its decompressed bound applies)."""
     scan = JsonScan(lines=True)
     before = 0
-    opened(path)
-    with path.open("rb") as handle:
+    kind = file_kind(path.name)
+    with open_text_file(path, None if kind is None else kind.compression) as handle:
         first = True
         while True:
             data = handle.read(block_bytes)
