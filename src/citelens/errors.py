@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "ERROR_CATEGORIES",
+    "CitationImportError",
     "CitationMinimalityError",
     "CitationOrderingError",
     "CitationSupportError",
@@ -21,6 +22,7 @@ __all__ = [
     "GoldError",
     "InternalError",
     "LimitsError",
+    "ProvenanceError",
     "SummaryCitationError",
     "SummaryCitationGateError",
     "SummaryReviewError",
@@ -111,3 +113,12 @@ class GoldError(CitelensError, ValueError):
 
 class CorpusError(CitelensError, ValueError):
     """Raised by :mod:`citelens.corpus` and :mod:`citelens.spark`."""
+
+
+class CitationImportError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.importers`: the message names the format and the field, the
+    detail adds the line (``anthropic line 3: content[0].citations must be a list``)."""
+
+
+class ProvenanceError(CitelensError, ValueError):
+    """Raised by :mod:`citelens.provenance`."""

@@ -26,6 +26,7 @@ ALL_COMMANDS = [
     ("corpus", "minimality"),
     ("sql",),
     ("report",),
+    ("import",),
     ("review",),
     ("review", "render"),
     ("review", "export"),
@@ -52,6 +53,7 @@ WITH_CHECK = {
     ("review", "gate"),
     ("gold",),
     ("gold", "run"),
+    ("provenance",),
 }
 TAKES_CI = WITH_CHECK - {("corpus",), ("review",), ("gold",)}  # groups have no options
 

@@ -62,6 +62,8 @@ def test_every_block_is_known() -> None:
         ("scorecards", "unless", "scorecards"),
         ("scorecards", "if", "scorecards"),
         ("gold_history", None, None),
+        ("provenance", "unless", "provenance"),
+        ("provenance", "if", "provenance"),
     ]
     assert {b.name for b in blocks} == set(citelens_sql.VIEW_NAMES)
     # The SQL text holds no path: only the variables.
@@ -201,10 +203,17 @@ def test_views_script_runs_in_a_plain_duckdb_session(
         con.close()
 
 
-def test_views_sql_file_runs_by_hand(sample_out: pathlib.Path, results_dir: pathlib.Path) -> None:
+def test_views_sql_file_runs_by_hand(
+    sample_out: pathlib.Path, results_dir: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
     # The documented manual use: set the variables, run the whole file (every block).
+    from citelens.provenance import OUTPUT_SCHEMA
+
+    provenance = tmp_path / "provenance.parquet"
+    pq.write_table(pa.table({n: pa.array([], pa.string()) for n in OUTPUT_SCHEMA}), provenance)
     con = duckdb.connect()
     try:
+        con.execute("SET VARIABLE citelens_provenance = ?", [str(provenance)])
         con.execute("SET VARIABLE citelens_documents = ?", [str(sample_out / "documents.parquet")])
         con.execute("SET VARIABLE citelens_edges = ?", [str(sample_out / "edges.parquet")])
         history = sorted(str(p) for p in (results_dir / "history").glob("*.parquet"))

@@ -116,6 +116,8 @@ _COMMAND_MODULES: dict[str, str] = {
     "corpus": "citelens.cli._corpus",
     "sql": "citelens.cli._sql",
     "report": "citelens.cli._report",
+    "import": "citelens.cli._import",
+    "provenance": "citelens.cli._provenance",
 }
 
 

@@ -80,6 +80,8 @@ COMMAND_HELP: dict[str, str] = {
     "corpus": "evaluate many documents (keyed by document_ref) in one pass",
     "sql": "SQL over corpus outputs: documents, reasons, edges, scorecards views",
     "report": "render a self-contained HTML report (charts, no script) of a citelens output",
+    "import": "import provider or benchmark exchanges (JSON Lines) into a corpus directory",
+    "provenance": "verbatim provenance: is each cited quote really in its source text?",
 }
 
 

@@ -60,7 +60,14 @@ __all__ = [
     "views_script",
 ]
 
-VIEW_NAMES: tuple[str, ...] = ("documents", "reasons", "edges", "scorecards", "gold_history")
+VIEW_NAMES: tuple[str, ...] = (
+    "documents",
+    "reasons",
+    "edges",
+    "scorecards",
+    "gold_history",
+    "provenance",
+)
 """The views defined by :func:`open_views` (``gold_history`` is an alias of ``scorecards``)."""
 
 FORMATS: tuple[str, ...] = ("arrow", "table", "csv", "json", "parquet")
@@ -152,6 +159,7 @@ class _Sources:
     documents: Path
     edges: Path | None
     scorecards: tuple[Path, ...]
+    provenance: Path | None = None
 
 
 def _sources(out_dir: object, results_dir: str | os.PathLike[str] | None) -> _Sources:
@@ -167,12 +175,18 @@ def _sources(out_dir: object, results_dir: str | os.PathLike[str] | None) -> _So
     failed = False
     documents = folder / "documents.parquet"
     edges: Path | None = folder / "edges.parquet"
+    provenance: Path | None = folder / "provenance.parquet"
     history: tuple[Path, ...] = ()
     try:
         if not folder.is_dir() or not documents.is_file():
             failed = True
         elif edges is not None and not edges.is_file():
             edges = None
+        if provenance is not None and not provenance.is_file():
+            # ``citelens provenance … --out OUTDIR/provenance``: its own output set beside
+            # the corpus outputs (two sets in one directory would replace each other)
+            nested = folder / "provenance" / "provenance.parquet"
+            provenance = nested if nested.is_file() else None
         history_dir = results / "history"
         if not failed and history_dir.is_dir():
             history = tuple(sorted(p for p in history_dir.glob("*.parquet") if p.is_file()))
@@ -180,11 +194,15 @@ def _sources(out_dir: object, results_dir: str | os.PathLike[str] | None) -> _So
         failed = True
     if failed:
         raise CorpusError(_NOT_A_DIRECTORY, "input")
-    return _Sources(documents, edges, history)
+    return _Sources(documents, edges, history, provenance)
 
 
 def _selected(sources: _Sources) -> list[_Block]:
-    present = {"edges": sources.edges is not None, "scorecards": bool(sources.scorecards)}
+    present = {
+        "edges": sources.edges is not None,
+        "scorecards": bool(sources.scorecards),
+        "provenance": sources.provenance is not None,
+    }
     chosen: list[_Block] = []
     for block in _view_blocks():
         available = present.get(block.source or "", False)
@@ -203,6 +221,8 @@ def _variables(sources: _Sources) -> list[tuple[str, str | list[str]]]:
     ]
     if sources.edges is not None:
         values.append(("citelens_edges", _glob_escape(str(sources.edges))))
+    if sources.provenance is not None:
+        values.append(("citelens_provenance", _glob_escape(str(sources.provenance))))
     values.append(("citelens_scorecards", [_glob_escape(str(p)) for p in sources.scorecards]))
     return values
 
@@ -210,6 +230,7 @@ def _variables(sources: _Sources) -> list[tuple[str, str | list[str]]]:
 def _sandbox(con: duckdb.DuckDBPyConnection, sources: _Sources) -> None:
     """Only the files the views read may be opened; nothing else, and no setting changes."""
     files = [str(sources.documents), *([str(sources.edges)] if sources.edges else [])]
+    files.extend([str(sources.provenance)] if sources.provenance else [])
     files.extend(str(p) for p in sources.scorecards)
     # DuckDB checks the path as the view names it, glob characters escaped
     paths = sorted({*files, *map(_glob_escape, files)})
@@ -227,9 +248,11 @@ def open_views(
     """An in-memory DuckDB connection with the corpus views defined.
 
     ``out_dir`` is the output directory of ``citelens corpus support``; it must hold
-    ``documents.parquet``. ``edges.parquet`` and the gold history under ``results_dir``
-    (default ``$CITELENS_RESULTS`` or ``./results``) are optional: without them ``edges`` and
-    ``scorecards`` are empty views with the documented columns. The caller closes the
+    ``documents.parquet``. ``edges.parquet``, ``provenance.parquet`` (in ``out_dir`` or in
+    ``out_dir/provenance/``, where ``citelens provenance`` writes its own output set) and the
+    gold history under ``results_dir`` (default ``$CITELENS_RESULTS`` or ``./results``) are
+    optional: without them ``edges``, ``provenance`` and ``scorecards`` are empty views with
+    the documented columns. The caller closes the
     connection. Raises :class:`CorpusError` (``input`` or ``io``) with a fixed message.
     The connection is sandboxed (module docstring) unless ``allow_external``.
     """

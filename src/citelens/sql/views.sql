@@ -13,6 +13,7 @@
 --   citelens_documents   VARCHAR    DIR/documents.parquet (required)
 --   citelens_edges       VARCHAR    DIR/edges.parquet (optional edge-level output)
 --   citelens_scorecards  VARCHAR[]  the gold harness history files <results>/history/*.parquet
+--   citelens_provenance  VARCHAR    DIR/provenance.parquet (optional, `citelens provenance`)
 --
 -- Each statement follows a `-- @view NAME` line. `-- @view NAME if SOURCE` runs only when that
 -- optional source exists; `-- @view NAME unless SOURCE` is the empty view of the same columns
@@ -144,3 +145,43 @@ FROM read_parquet(
 -- The name the gold harness documents for the same history (gold-harness.md §9.7).
 CREATE OR REPLACE VIEW gold_history AS
 SELECT * FROM scorecards;
+
+-- @view provenance unless provenance
+CREATE OR REPLACE VIEW provenance AS
+SELECT
+    CAST(NULL AS VARCHAR) AS document_ref,
+    CAST(NULL AS VARCHAR) AS claim_id,
+    CAST(NULL AS VARCHAR) AS evidence_id,
+    CAST(NULL AS VARCHAR) AS source_id,
+    CAST(NULL AS VARCHAR) AS status,
+    CAST(NULL AS BIGINT) AS cited_start,
+    CAST(NULL AS BIGINT) AS cited_end,
+    CAST(NULL AS BIGINT) AS found_start,
+    CAST(NULL AS BIGINT) AS found_end,
+    CAST(NULL AS VARCHAR) AS found_source_id,
+    CAST(NULL AS DOUBLE) AS score,
+    CAST(NULL AS VARCHAR) AS offset_unit,
+    CAST(NULL AS VARCHAR) AS matched_unit
+WHERE false;
+
+-- @view provenance if provenance
+-- One row per citation edge of `citelens provenance DIR --out OUT` when its provenance.parquet
+-- is in the directory: keyed pseudonyms of the identifiers, the status (exact, offset_unit,
+-- relocated, misattributed, normalized, fuzzy, absent, not_checkable), the cited and found
+-- code-point offsets, the score and the offset units (docs/provenance.md). No quote, no text.
+CREATE OR REPLACE VIEW provenance AS
+SELECT
+    CAST(document_ref AS VARCHAR) AS document_ref,
+    CAST(claim_id AS VARCHAR) AS claim_id,
+    CAST(evidence_id AS VARCHAR) AS evidence_id,
+    CAST(source_id AS VARCHAR) AS source_id,
+    CAST(status AS VARCHAR) AS status,
+    CAST(cited_start AS BIGINT) AS cited_start,
+    CAST(cited_end AS BIGINT) AS cited_end,
+    CAST(found_start AS BIGINT) AS found_start,
+    CAST(found_end AS BIGINT) AS found_end,
+    CAST(found_source_id AS VARCHAR) AS found_source_id,
+    CAST(score AS DOUBLE) AS score,
+    CAST(offset_unit AS VARCHAR) AS offset_unit,
+    CAST(matched_unit AS VARCHAR) AS matched_unit
+FROM read_parquet(getvariable('citelens_provenance'), hive_partitioning = false);

@@ -1,0 +1,34 @@
+"""``citelens import``: run an import (imported only when the command runs)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from citelens.cli._common import EXIT_OK, cli_io, fail
+from citelens.cli._progress import input_bytes, open_progress
+from citelens.errors import CitelensError
+from citelens.importers import counted_import, write_corpus
+
+__all__ = ["run"]
+
+
+@cli_io(("input",), outputs=("out",))
+def run(args: argparse.Namespace) -> int:
+    """Run ``citelens import``."""
+    try:
+        size = input_bytes([Path(args.input)])
+        with open_progress(getattr(args, "progress", None), size=size) as display:
+            display.phase("reading")
+            exchanges, tables = counted_import(args.format, args.input)
+            display.phase("writing", step="files")
+            write_corpus(tables, args.out, mkdir=args.mkdir)
+            display.finish()
+    except CitelensError as error:
+        return fail(error)
+    sys.stderr.write(
+        f"citelens: imported {exchanges} exchanges: {tables.claims.height} claims, "
+        f"{tables.citations.height} citations, {tables.sources.height} sources with text\n"
+    )
+    return EXIT_OK

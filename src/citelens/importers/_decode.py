@@ -1,0 +1,136 @@
+"""JSON Lines exchanges decoded into typed columns in one pass, and the blame when one fails.
+
+An importer declares the part of its provider's published schema it reads as a Polars
+``Struct`` dtype; :func:`decode` parses every line into it at once (``str.json_decode``: fields
+the dtype does not name are ignored, absent fields are null). When a line does not fit (a
+field of the wrong JSON type), Polars refuses the whole column without saying where; the first
+failing line is then found by bisection (each step decodes half of the remaining lines, so the
+search costs about two passes over the lines), and its field by descending the dtype on that
+one line. The error names the format, the field (a path of the dtype, never a value) and the
+line: ``anthropic input is malformed: content[].citations[].start_char_index must be an
+integer`` with the detail ``anthropic line 3: content[].citations[].start_char_index must be
+an integer``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from citelens.errors import CitationImportError
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
+__all__ = ["LINE", "RAW", "decode", "malformed"]
+
+LINE = "_line"  # 1-based line number of the exchange in its file
+RAW = "raw"  # the line's JSON text
+
+# What a Polars dtype expects of a JSON value, in the error's words.
+_EXPECTED = {
+    "list": "must be a list",
+    "struct": "must be an object",
+    "integer": "must be an integer",
+    "float": "must be a number",
+    "boolean": "must be true or false",
+    "string": "must be text",
+}
+
+
+# A struct of one field no provider uses: any JSON object decodes into it (the field null).
+_ANY_OBJECT = pl.Struct([pl.Field("\x00", pl.Null)])
+
+
+def malformed(fmt: str, field: str, problem: str, line: int | None) -> CitationImportError:
+    """The fixed error of a malformed exchange: format, field path and problem in the
+    message, the line number in the detail (``field`` and ``problem`` are fixed text)."""
+    message = f"{fmt} input is malformed: {field} {problem}"
+    detail = None if line is None else f"{fmt} line {line}: {field} {problem}"
+    return CitationImportError(message, "input", detail)
+
+
+def _fits(raw: pl.Series, dtype: pl.DataType) -> bool:
+    """Whether every line of ``raw`` decodes into ``dtype``."""
+    try:
+        raw.str.json_decode(dtype)
+    except pl.exceptions.ComputeError:  # Polars' refusal of a value of another JSON type
+        return False
+    return True
+
+
+def _first_misfit(raw: pl.Series, dtype: pl.DataType) -> int:
+    """The position of the first line of ``raw`` that does not decode (some line does not)."""
+    lo, hi = 0, raw.len()  # the first misfit lies in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _fits(raw.slice(lo, mid - lo), dtype):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _kind(dtype: PolarsDataType) -> str:
+    if isinstance(dtype, pl.List):
+        return "list"
+    if isinstance(dtype, pl.Struct):
+        return "struct"
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_float():
+        return "float"
+    if dtype == pl.Boolean:
+        return "boolean"
+    return "string"
+
+
+def _misfit_field(raw: pl.Series, dtype: pl.Struct, path: str) -> tuple[str, str]:
+    """The path of the field of the one line ``raw`` that does not fit ``dtype``, and what it
+    must be: each field is tried alone, and a nested one is descended into."""
+    for field in dtype.fields:
+        alone = pl.Struct([field])
+        if _fits(raw, alone):
+            continue
+        name = f"{path}.{field.name}" if path else field.name
+        inner = field.dtype
+        # the field's value itself is of another type, or a part of it is: look inside
+        if isinstance(inner, pl.List | pl.Array):
+            element = inner.inner
+            listed = pl.Struct([pl.Field(field.name, pl.List(_ANY_OBJECT))])
+            if isinstance(element, pl.Struct) and _fits(raw, listed):
+                items = raw.str.json_path_match(f"$.{field.name}")
+                return _misfit_items(items, element, f"{name}[]")
+        objected = pl.Struct([pl.Field(field.name, _ANY_OBJECT)])
+        if isinstance(inner, pl.Struct) and _fits(raw, objected):
+            nested = raw.str.json_path_match(f"$.{field.name}")
+            return _misfit_field(nested, inner, name)
+        return name, _EXPECTED[_kind(inner)]
+    return path or "line", "must be an object"
+
+
+def _misfit_items(items: pl.Series, element: pl.Struct, path: str) -> tuple[str, str]:
+    """The misfit field of the first item of the JSON list ``items`` (one line) that does not
+    fit ``element``."""
+    # the number of items: the list decoded with items of no fields (any object fits)
+    count = items.str.json_decode(pl.List(_ANY_OBJECT)).list.len().item()
+    for position in range(int(count or 0)):  # one line only, on the error path
+        item = items.str.json_path_match(f"$[{position}]")
+        if not _fits(item, element):
+            return _misfit_field(item, element, path)
+    return path, "must be a list"
+
+
+def decode(raw: pl.DataFrame, dtype: pl.Struct, fmt: str) -> pl.DataFrame:
+    """The lines of ``raw`` (columns :data:`LINE`, :data:`RAW`) decoded into ``dtype``: the
+    frame of :data:`LINE` and the dtype's top-level fields. A line that does not fit raises
+    :func:`malformed` naming the first such line and its field."""
+    values = raw.get_column(RAW)
+    if _fits(values, dtype):
+        decoded = values.str.json_decode(dtype).struct.unnest()
+        return raw.select(LINE).hstack(decoded)
+    position = _first_misfit(values, dtype)
+    line = int(raw.get_column(LINE)[position])
+    field, problem = _misfit_field(values.slice(position, 1), dtype, "")
+    raise malformed(fmt, field, problem, line)

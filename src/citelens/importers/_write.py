@@ -1,0 +1,73 @@
+"""An import written as a corpus directory: four Parquet files published as one set.
+
+``claims.parquet``, ``evidence.parquet``, ``citations.parquet`` and ``sources.parquet`` are
+staged beside their targets and renamed into place together (:class:`citelens._atomic.
+StagedFiles`: journal, staging files, ``flock``), so a directory holds the complete old import
+or the complete new one. ``sources.parquet`` holds the cited documents' text: it is written
+with mode 0600 and the Parquet key-value metadata ``citelens.privacy = PRIVATE``. The bytes
+depend on the tables only (fixed compression, no timestamps), so the same input gives
+byte-identical files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from citelens._atomic import WRITE_ERRORS, StagedFiles, WriteFailure
+from citelens.errors import CitationImportError
+from citelens.importers._tables import ImportTables
+
+__all__ = ["FILES", "PRIVACY_KEY", "PRIVATE", "write_corpus"]
+
+FILES: dict[str, str] = {
+    "claims": "claims.parquet",
+    "evidence": "evidence.parquet",
+    "citations": "citations.parquet",
+    "sources": "sources.parquet",
+}
+PRIVACY_KEY = b"citelens.privacy"
+PRIVATE = b"PRIVATE"
+
+_WRITE_ERROR = "import output could not be written"
+
+
+def _arrow(role: str, tables: ImportTables) -> pa.Table:
+    table = tables.tables()[role].to_arrow()
+    if role == "sources":
+        metadata = dict(table.schema.metadata or {})
+        metadata[PRIVACY_KEY] = PRIVATE
+        table = table.replace_schema_metadata(metadata)
+    return table
+
+
+def write_corpus(tables: ImportTables, out_dir: object, *, mkdir: bool = False) -> list[Path]:
+    """Write ``tables`` into the directory ``out_dir`` as one atomic set of four Parquet
+    files (module docstring) and return their paths. ``out_dir`` may be missing; its parent
+    must exist unless ``mkdir``. Raises :class:`~citelens.errors.CitationImportError`:
+    ``import output directory does not exist`` or ``import output could not be written``
+    (category ``io``)."""
+    if not isinstance(tables, ImportTables):
+        raise CitationImportError("tables must be an ImportTables", "policy")
+    if not isinstance(out_dir, str | os.PathLike) or os.fspath(out_dir) in ("", b""):
+        raise CitationImportError(_WRITE_ERROR, "io")
+    directory = Path(os.fspath(out_dir))
+    if not mkdir and not directory.is_dir() and not directory.parent.is_dir():
+        raise CitationImportError("import output directory does not exist", "io")
+    arrow = {role: _arrow(role, tables) for role in FILES}  # converted before any file opens
+    failed = False
+    written: list[Path] = []
+    try:
+        with StagedFiles() as staged:
+            for role, name in FILES.items():
+                handle = staged.open(directory / name, private=role == "sources")
+                pq.write_table(arrow[role], handle, compression="zstd")
+            written = staged.commit()
+    except (WriteFailure, *WRITE_ERRORS):
+        failed = True
+    if failed:
+        raise CitationImportError(_WRITE_ERROR, "io")
+    return written
