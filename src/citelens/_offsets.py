@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["BLOCK_BYTES", "OffsetUnit", "to_code_points"]
 
@@ -62,6 +63,21 @@ def to_code_points(
     known = (text_index >= 0) & (text_index < len(starts) - 1) & (offsets >= 0)
     if not known.any():
         return result
+    # In an ASCII text every unit is one code point: the offset is its own position (within
+    # the text's length). Only the other texts' bytes are read.
+    array = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
+    byte_lengths = np.diff(starts)
+    ascii_text = np.asarray(pc.utf8_length(array.fill_null("")), dtype=np.int64) == byte_lengths
+    plain = known & ascii_text[np.where(known, text_index, 0)]
+    inside = plain & (offsets <= byte_lengths[np.where(plain, text_index, 0)])
+    result[inside] = offsets[inside]
+    known &= ~plain
+    if not known.any():
+        return result
+    # the other texts cited, each once, as their own array: work follows their bytes only
+    needed = np.unique(text_index[known])
+    starts, data = _buffers(array.take(pa.array(needed)))
+    text_index = np.where(known, np.searchsorted(needed, text_index), -1)
     queries = np.flatnonzero(known)
     queries = queries[np.argsort(text_index[queries], kind="stable")]
     # blocks of whole texts: a block ends at the first text boundary past BLOCK_BYTES

@@ -5,22 +5,27 @@ typically a few per cent, in one Python loop over those edges only: normalisatio
 its offsets back to the original text, and the fuzzy alignment is rapidfuzz's, one call per
 quote. Each source text is normalised once however many edges cite it.
 
-Normalisation (:func:`normalize`), in this order: Unicode NFKC; case folding (``str.casefold``);
-quote and dash unification (:data:`QUOTES`, :data:`DASHES`); every run of whitespace (``\\s``
-in Python's Unicode sense) collapsed to one space. The quote is also stripped of leading and
-trailing whitespace; the source text is not (so that offsets map back).
+Normalisation (:func:`normalize`) works code point by code point, so that every position of
+the normalised text maps back to the original: each code point becomes its Unicode NFKC form
+taken alone, case folded (``str.casefold``), with quotes and dashes unified (:data:`QUOTES`,
+:data:`DASHES`); then every run of whitespace (``str.isspace``) becomes one space. (Taken code
+point by code point, NFKC does not compose a letter with a following combining mark: ``e`` +
+U+0301 stays two code points and does not match a precomposed ``é``.) The quote is also
+stripped of leading and trailing whitespace; the source text is not.
 
-Mapping back: with ``f(p)`` the length of the normalised ``text[:p]``, a match at ``[a, b)`` of
-the normalised text is reported at ``[p, q)`` of the original text, ``p`` the largest with
-``f(p) <= a`` and ``q`` the smallest with ``f(q) >= b``: the smallest original span whose
-normalisation covers the match (a ligature ``ﬁ`` matched by ``fi`` is reported whole).
+Mapping back: with ``f(p)`` the length of the normalised ``text[:p]`` (the cumulative lengths
+of the code points' pieces, one NumPy pass), a match at ``[a, b)`` of the normalised text is
+reported at ``[p, q)`` of the original text, ``p`` the largest with ``f(p) <= a`` and ``q`` the
+smallest with ``f(q) >= b``: the smallest original span whose normalisation covers the match
+(a ligature ``ﬁ`` matched by ``fi`` is reported whole).
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 from rapidfuzz import fuzz
 
@@ -40,37 +45,52 @@ _UNIFY = str.maketrans(
         **dict.fromkeys(DASHES, "-"),
     }
 )
-_SPACES = re.compile(r"\s+")
+# The normalised piece of every code point met so far (a text has few distinct ones).
+_PIECES: dict[int, str] = {}
+
+
+def _piece(code_point: int) -> str:
+    char = chr(code_point)
+    if char.isspace():
+        return " "
+    return unicodedata.normalize("NFKC", char).casefold().translate(_UNIFY)
+
+
+def _normalized(text: str) -> tuple[str, npt.NDArray[np.int64]]:
+    """The normalised ``text`` and ``f``: ``f[p]`` is the length of the normalised
+    ``text[:p]`` (``len(text) + 1`` entries, from 0)."""
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    distinct, where = np.unique(points, return_inverse=True)
+    pieces = np.empty(distinct.size, dtype=object)
+    for position, code_point in enumerate(distinct.tolist()):  # distinct code points only
+        piece = _PIECES.get(code_point)
+        if piece is None:
+            piece = _PIECES[code_point] = _piece(code_point)
+        pieces[position] = piece
+    sizes = np.fromiter((len(piece) for piece in pieces), dtype=np.int64, count=pieces.size)
+    chosen = pieces[where]
+    lengths = sizes[where]
+    space = np.fromiter((piece == " " for piece in pieces), dtype=bool, count=pieces.size)[where]
+    # a whitespace code point right after another one adds nothing (runs collapse to one)
+    repeat = space & np.concatenate(([False], space[:-1]))
+    chosen[repeat] = ""
+    lengths[repeat] = 0
+    prefix = np.zeros(points.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=prefix[1:])
+    return "".join(chosen.tolist()), prefix
 
 
 def normalize(text: str) -> str:
-    """NFKC, case fold, quote/dash unification, whitespace runs collapsed to one space."""
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_UNIFY)
-    return _SPACES.sub(" ", folded)
+    """NFKC and case folding per code point, quote/dash unification, whitespace runs
+    collapsed to one space (module docstring)."""
+    return _normalized(text)[0]
 
 
-def _back(text: str, a: int, b: int) -> tuple[int, int]:
+def _back(prefix: npt.NDArray[np.int64], a: int, b: int) -> tuple[int, int]:
     """The original span ``[p, q)`` of the normalised match ``[a, b)`` (module docstring)."""
-
-    def f(p: int) -> int:
-        return len(normalize(text[:p]))
-
-    low, high = 0, len(text)  # largest p with f(p) <= a
-    while low < high:
-        middle = (low + high + 1) // 2
-        if f(middle) <= a:
-            low = middle
-        else:
-            high = middle - 1
-    start = low
-    low, high = start, len(text)  # smallest q with f(q) >= b
-    while low < high:
-        middle = (low + high) // 2
-        if f(middle) >= b:
-            high = middle
-        else:
-            low = middle + 1
-    return start, low
+    start = int(np.searchsorted(prefix, a, side="right")) - 1
+    end = int(np.searchsorted(prefix, b, side="left"))
+    return start, end
 
 
 def _nearest(haystack: str, needle: str, ref: int) -> int:
@@ -96,7 +116,7 @@ def approximate_statuses(
     if open_rows.height == 0:
         return frame
     texts = sources.get_column("text")
-    normalised: dict[int, str] = {}
+    normalised: dict[int, tuple[str, npt.NDArray[np.int64]]] = {}
     rows: dict[str, list[object]] = {
         "_edge": [],
         "_status": [],
@@ -140,19 +160,19 @@ def _one(
     quote: str,
     start: int | None,
     threshold: float,
-    cache: dict[int, str],
+    cache: dict[int, tuple[str, npt.NDArray[np.int64]]],
     source: int,
 ) -> tuple[str, int | None, int | None, float]:
     """The status, found offsets and score of one remaining edge."""
     wanted = normalize(quote).strip(" ")
     if wanted:
         if source not in cache:
-            cache[source] = normalize(text)
-        haystack = cache[source]
-        ref = 0 if start is None else len(normalize(text[: max(0, min(start, len(text)))]))
+            cache[source] = _normalized(text)
+        haystack, prefix = cache[source]
+        ref = 0 if start is None else int(prefix[max(0, min(start, len(text)))])
         at = _nearest(haystack, wanted, ref)
         if at >= 0:
-            found_start, found_end = _back(text, at, at + len(wanted))
+            found_start, found_end = _back(prefix, at, at + len(wanted))
             return "normalized", found_start, found_end, 1.0
     aligned = fuzz.partial_ratio_alignment(quote, text)
     score = 0.0 if aligned is None else aligned.score / 100.0
