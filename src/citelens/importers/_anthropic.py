@@ -127,7 +127,7 @@ def _sources(decoded: pl.DataFrame) -> pl.DataFrame:
     documents = (
         decoded.select(LINE, item=pl.col("request").struct.field("document"))
         .with_columns(index=pl.int_ranges(pl.col("item").list.len()))
-        .explode("item", "index")
+        .explode("item", "index", empty_as_null=True)
         .filter(pl.col("item").is_not_null())
         .with_columns(source=pl.col("item").struct.field("source"))
     )
@@ -146,7 +146,7 @@ def _sources(decoded: pl.DataFrame) -> pl.DataFrame:
     results = (
         decoded.select(LINE, item=pl.col("request").struct.field("search_result"))
         .with_columns(index=pl.int_ranges(pl.col("item").list.len()))
-        .explode("item", "index")
+        .explode("item", "index", empty_as_null=True)
         .filter(pl.col("item").is_not_null())
     )
     result_text, result_bounds = _texts(pl.col("item").struct.field("content"))
@@ -165,7 +165,7 @@ def _claims(decoded: pl.DataFrame) -> pl.DataFrame:
     its ``citations``."""
     blocks = (
         decoded.select(LINE, block=pl.col("response").struct.field("content"))
-        .explode("block")
+        .explode("block", empty_as_null=True)
         .filter(pl.col("block").is_not_null())
         .unnest("block")
     )
@@ -260,7 +260,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
     evidence = (
         claims.select(LINE, "k", citation="citations")
         .with_columns(j=pl.int_ranges(pl.col("citation").list.len()))
-        .explode("citation", "j")
+        .explode("citation", "j", empty_as_null=True)
         .filter(pl.col("citation").is_not_null())
         .unnest("citation")
     )

@@ -127,9 +127,13 @@ def decode(raw: pl.DataFrame, dtype: pl.Struct, fmt: str) -> pl.DataFrame:
     frame of :data:`LINE` and the dtype's top-level fields. A line that does not fit raises
     :func:`malformed` naming the first such line and its field."""
     values = raw.get_column(RAW)
-    if _fits(values, dtype):
-        decoded = values.str.json_decode(dtype).struct.unnest()
-        return raw.select(LINE).hstack(decoded)
+    decoded: pl.Series | None = None
+    try:  # one decoding pass; the blame below runs only when it fails
+        decoded = values.str.json_decode(dtype)
+    except pl.exceptions.ComputeError:  # Polars' refusal of a value of another JSON type
+        decoded = None
+    if decoded is not None:
+        return raw.select(LINE).hstack(decoded.struct.unnest())
     position = _first_misfit(values, dtype)
     line = int(raw.get_column(LINE)[position])
     field, problem = _misfit_field(values.slice(position, 1), dtype, "")

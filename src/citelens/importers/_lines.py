@@ -73,7 +73,7 @@ def _blocks(path: Path, block_bytes: int) -> list[pl.DataFrame]:
         characters += len(text)
         if plain and characters > _bounds.MAX_FILE_BYTES:
             raise Refused("size")
-        lines = pl.Series(RAW, [text]).str.split("\n").explode()
+        lines = pl.Series(RAW, [text]).str.split("\n").explode(empty_as_null=True)
         frame = (
             lines.to_frame()
             .with_row_index(LINE, offset=before + 1)
