@@ -30,8 +30,10 @@ WORDS = ["dose", "patient", "trial", "arm", "placebo", "week", "outcome", "rate"
 
 def _text(rng: random.Random, size: int) -> str:
     words: list[str] = []
-    while sum(len(w) + 1 for w in words) < size:
+    length = 0
+    while length < size:
         words.append(rng.choice(WORDS) + str(rng.randrange(100)))
+        length += len(words[-1]) + 1
     return " ".join(words)[:size]
 
 

@@ -152,7 +152,16 @@ def _setup_loop_e2e(extra: dict[str, Any], argv: Sequence[str]) -> Callable[[], 
     return lambda: _loop(_tuples(folder))
 
 
+def _setup_write(extra: dict[str, Any], argv: Sequence[str]) -> Callable[[], object]:
+    """Write a corpus (in a child process of its own, so that the parent stays small: Linux
+    carries a process's peak RSS across ``exec`` into the children it starts)."""
+    edges = int(argv[argv.index("--edges") + 1])
+    _corpus(_folder(argv), edges, fuzzy="--fuzzy" in argv)
+    return lambda: None
+
+
 SCENARIOS = {
+    "write": _setup_write,
     "engine": _setup_engine,
     "fuzzy": _setup_engine,
     "loop": _setup_loop,
@@ -170,8 +179,18 @@ def main() -> None:
         root = pathlib.Path(folder)
         (root / "main").mkdir()
         (root / "fuzzy").mkdir()
-        _corpus(root / "main", args.edges)
-        _corpus(root / "fuzzy", args.fuzzy_quotes, fuzzy=True)
+        for corpus, edges, fuzzy in (
+            ("main", args.edges, []),
+            ("fuzzy", args.fuzzy_quotes, ["--fuzzy"]),
+        ):
+            written = run_child(
+                __file__,
+                "write",
+                runs=1,
+                args=["--corpus", str(root / corpus), "--edges", str(edges), *fuzzy],
+            )
+            if "error" in written:
+                raise SystemExit(f"could not write the {corpus} corpus: {written['error']}")
         rows = []
         for name, corpus in (
             ("engine", "main"),
