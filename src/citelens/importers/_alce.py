@@ -33,6 +33,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._frames import exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "SENTENCE", "convert", "sentences"]
@@ -51,26 +52,10 @@ _DOC = pl.Struct({"title": pl.String, "text": pl.String, "sent": pl.String})
 DTYPE = pl.Struct({"output": pl.String, "docs": pl.List(_DOC)})
 
 
-def _indexed(frame: pl.DataFrame, column: str, index: str) -> pl.DataFrame:
-    """One row per item of the list ``column`` (rows with an empty or null list dropped), its
-    0-based position within the list in ``index``."""
-    return (
-        frame.with_columns(pl.int_ranges(0, pl.col(column).list.len()).alias(index))
-        .explode([column, index], empty_as_null=True)
-        .filter(pl.col(index).is_not_null())
-    )
-
-
-def _first_line(frame: pl.DataFrame, bad: pl.Expr) -> int | None:
-    """The line of the first row of ``frame`` where ``bad`` holds, or ``None``."""
-    lines = frame.filter(bad).get_column(LINE)
-    return None if lines.is_empty() else int(lines.min())  # type: ignore[arg-type]
-
-
 def sentences(frame: pl.DataFrame, text: str) -> pl.DataFrame:
     """One row per sentence of the column ``text``: :data:`LINE`, its position ``i`` and its
     code-point ``start``/``end`` in the text, and the sentence itself in ``sentence``."""
-    pieces = _indexed(
+    pieces = exploded(
         frame.select(LINE, pl.col(text).str.extract_all(SENTENCE).alias("_piece")), "_piece", "i"
     )
     length = pl.col("_piece").str.len_chars().cast(pl.Int64)
@@ -93,7 +78,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.col("docs").list.len().fill_null(0).alias("_docs"),
         pl.col("output").str.len_chars().cast(pl.Int64).alias("_answer_length"),
     )
-    line = _first_line(decoded, pl.col("output").is_null())
+    line = first_line(decoded, pl.col("output").is_null())
     if line is not None:
         raise malformed(FORMAT, "output", "is missing", line)
 
@@ -116,13 +101,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.lit(None, pl.Int64).alias("original_end"),
     )
 
-    markers = _indexed(cited, "_markers", "j").with_columns(
+    markers = exploded(cited, "_markers", "j").with_columns(
         (pl.col("_markers").str.slice(1).cast(pl.Int64, strict=False) - 1).alias("_doc")
     )
     # a marker naming no document: its edge stays, its evidence row does not exist
     beyond = pl.col("_doc").is_null() | (pl.col("_doc") < 0) | (pl.col("_doc") >= pl.col("_docs"))
 
-    docs = _indexed(decoded.select(LINE, "document_ref", "docs"), "docs", "_doc").with_columns(
+    docs = exploded(decoded.select(LINE, "document_ref", "docs"), "docs", "_doc").with_columns(
         pl.coalesce(pl.col("docs").struct.field("sent"), pl.col("docs").struct.field("text")).alias(
             "text"
         ),

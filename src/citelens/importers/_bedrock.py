@@ -27,6 +27,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._frames import exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -55,33 +56,17 @@ DTYPE = pl.Struct({"output": pl.Struct({"text": pl.String}), "citations": pl.Lis
 _SPAN_PATH = "citations[].generatedResponsePart.textResponsePart.span"
 
 
-def _indexed(frame: pl.DataFrame, column: str, index: str) -> pl.DataFrame:
-    """One row per item of the list ``column`` (rows with an empty or null list dropped), its
-    0-based position within the list in ``index``."""
-    return (
-        frame.with_columns(pl.int_ranges(0, pl.col(column).list.len()).alias(index))
-        .explode([column, index], empty_as_null=True)
-        .filter(pl.col(index).is_not_null())
-    )
-
-
-def _first_line(frame: pl.DataFrame, bad: pl.Expr) -> int | None:
-    """The line of the first row of ``frame`` where ``bad`` holds, or ``None``."""
-    lines = frame.filter(bad).get_column(LINE)
-    return None if lines.is_empty() else int(lines.min())  # type: ignore[arg-type]
-
-
 def convert(raw: pl.DataFrame) -> ImportTables:
     """The import tables of the RetrieveAndGenerate responses in ``raw`` (``_line``, ``raw``)."""
     decoded = decode(raw, DTYPE, FORMAT).with_columns(
         document_refs(pl.col(LINE)).alias("document_ref"),
         pl.col("output").struct.field("text").alias("answer"),
     )
-    line = _first_line(decoded, pl.col("answer").is_null())
+    line = first_line(decoded, pl.col("answer").is_null())
     if line is not None:
         raise malformed(FORMAT, "output.text", "is missing", line)
 
-    cited = _indexed(decoded, "citations", "k")
+    cited = exploded(decoded, "citations", "k")
     part = (
         pl.col("citations").struct.field("generatedResponsePart").struct.field("textResponsePart")
     )
@@ -91,7 +76,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         span.struct.field("end").alias("original_end"),
         pl.col("answer").str.len_chars().cast(pl.Int64).alias("source_length"),
     )
-    line = _first_line(claims, pl.col("original_end") < pl.col("original_start"))
+    line = first_line(claims, pl.col("original_end") < pl.col("original_start"))
     if line is not None:
         raise malformed(FORMAT, f"{_SPAN_PATH}.end", "must not be before start", line)
     claims = claims.with_columns(
@@ -102,7 +87,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.lit("code_point").alias("offset_unit"),
     )
 
-    refs = _indexed(
+    refs = exploded(
         cited.select(
             LINE, "document_ref", "k", pl.col("citations").struct.field("retrievedReferences")
         ),

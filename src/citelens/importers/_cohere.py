@@ -33,7 +33,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from citelens.importers._decode import LINE, RAW, decode, malformed
+from citelens.importers._decode import LINE, RAW, decode
+from citelens.importers._frames import exploded, raise_first
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -79,29 +80,6 @@ _DOCUMENT = pl.Struct(
 _CITATIONS = "message.citations[]"
 
 
-def _explode(frame: pl.DataFrame, column: str, position: str) -> pl.DataFrame:
-    """``frame`` with one row per item of its list ``column`` and the item's 0-based
-    ``position``; rows of empty or null lists are dropped."""
-    return (
-        frame.with_columns(pl.int_ranges(pl.col(column).list.len()).alias(position))
-        .explode([column, position], empty_as_null=False)
-        .filter(pl.col(position).is_not_null())
-    )
-
-
-def _raise_first(frame: pl.DataFrame, checks: list[tuple[pl.Expr, str, str]]) -> None:
-    """Raise :func:`malformed` for the first row (by line) that fails one of ``checks``
-    (condition, field path, problem; the first failing check of that row wins)."""
-    problem: pl.Expr = pl.lit(None, dtype=pl.Int64)
-    for position, (bad, _, _) in reversed(list(enumerate(checks))):
-        problem = pl.when(bad.fill_null(False)).then(position).otherwise(problem)
-    found = frame.select(LINE, problem.alias("_problem")).drop_nulls("_problem")
-    if found.height:
-        first = found.sort(LINE, maintain_order=True).row(0, named=True)
-        _, field, text = checks[first["_problem"]]
-        raise malformed(FORMAT, field, text, int(first[LINE]))
-
-
 def _documents(raw: pl.DataFrame) -> pl.DataFrame:
     """One row per request document: ``_line``, ``_doc`` (its position), ``_key`` (its id)
     and ``_text``. DuckDB splits each ``documents`` list into its items' JSON texts (any JSON
@@ -112,9 +90,10 @@ def _documents(raw: pl.DataFrame) -> pl.DataFrame:
             f"SELECT {LINE}, json_extract({RAW}, '$.request.documents[*]')::VARCHAR[] AS d "
             f"FROM exchanges"
         ).pl()
-    items = _explode(listed, "d", "_doc")
+    items = exploded(listed, "d", "_doc")
     first = pl.col("d").str.slice(0, 1)
-    _raise_first(
+    raise_first(
+        FORMAT,
         items,
         [(~first.is_in(['"', "{"]), "request.documents[]", "must be text or an object")],
     )
@@ -151,7 +130,7 @@ def _citations(decoded: pl.DataFrame) -> pl.DataFrame:
     """One row per citation of the answer (claim ``_k``) with code-point offsets in it."""
     message = pl.coalesce(pl.col("response").struct.field("message"), pl.col("message"))
     messages = decoded.select(LINE, message.alias("m"))
-    content = _explode(
+    content = exploded(
         messages.select(LINE, pl.col("m").struct.field("content").alias("c")), "c", "_item"
     ).unnest("c")
     is_text = pl.col("type").is_null() | (pl.col("type") == "text")
@@ -163,13 +142,14 @@ def _citations(decoded: pl.DataFrame) -> pl.DataFrame:
         (pl.col("_length").cum_sum().over(LINE) - pl.col("_length")).alias("_shift"),
         pl.col("_length").sum().over(LINE).alias("_answer_length"),
     )
-    cited = _explode(
+    cited = exploded(
         messages.select(LINE, pl.col("m").struct.field("citations").alias("c")), "c", "_c"
     ).unnest("c")
     cited = cited.with_columns(pl.col("content_index").fill_null(0).alias("_item")).filter(
         pl.col("type").is_null() | (pl.col("type").str.to_uppercase() == "TEXT_CONTENT")
     )
-    _raise_first(
+    raise_first(
+        FORMAT,
         cited,
         [
             (pl.col("start").is_null(), f"{_CITATIONS}.start", "must be given"),
@@ -179,7 +159,8 @@ def _citations(decoded: pl.DataFrame) -> pl.DataFrame:
         ],
     )
     cited = cited.join(content, on=[LINE, "_item"], how="left", maintain_order="left")
-    _raise_first(
+    raise_first(
+        FORMAT,
         cited,
         [
             (
@@ -212,7 +193,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.col("start").alias("original_start"),
         pl.col("end").alias("original_end"),
     )
-    edges = _explode(
+    edges = exploded(
         cited.select(LINE, "_k", "document_ref", "claim_id", "sources"), "sources", "_j"
     )
     source = pl.col("sources")
@@ -227,7 +208,9 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         source.struct.field("id").alias("_key"),
         pl.coalesce(echoed.struct.field("text"), echoed.struct.field("snippet")).alias("_echo"),
     ).with_row_index("_seq")
-    _raise_first(edges, [(pl.col("_key").is_null(), f"{_CITATIONS}.sources[].id", "must be given")])
+    raise_first(
+        FORMAT, edges, [(pl.col("_key").is_null(), f"{_CITATIONS}.sources[].id", "must be given")]
+    )
     documents = _documents(raw)
     # the sources: request documents first, then cited ids the request does not list
     listed = documents.select(LINE, "_key", "_text", pl.col("_doc").alias("_order"))

@@ -34,7 +34,8 @@ import numpy as np
 import polars as pl
 
 from citelens._offsets import to_code_points
-from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._decode import LINE, decode
+from citelens.importers._frames import exploded, raise_first
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -100,36 +101,13 @@ def _either(struct: pl.Expr, camel: str, snake: str) -> pl.Expr:
     return pl.coalesce(struct.struct.field(camel), struct.struct.field(snake))
 
 
-def _explode(frame: pl.DataFrame, column: str, position: str) -> pl.DataFrame:
-    """``frame`` with one row per item of its list ``column`` and the item's 0-based
-    ``position``; rows of empty or null lists are dropped."""
-    return (
-        frame.with_columns(pl.int_ranges(pl.col(column).list.len()).alias(position))
-        .explode([column, position], empty_as_null=False)
-        .filter(pl.col(position).is_not_null())
-    )
-
-
-def _raise_first(frame: pl.DataFrame, checks: list[tuple[pl.Expr, str, str]]) -> None:
-    """Raise :func:`malformed` for the first row (by line) that fails one of ``checks``
-    (condition, field path, problem; the first failing check of that row wins)."""
-    problem: pl.Expr = pl.lit(None, dtype=pl.Int64)
-    for position, (bad, _, _) in reversed(list(enumerate(checks))):
-        problem = pl.when(bad.fill_null(False)).then(position).otherwise(problem)
-    found = frame.select(LINE, problem.alias("_problem")).drop_nulls("_problem")
-    if found.height:
-        first = found.sort(LINE, maintain_order=True).row(0, named=True)
-        _, field, text = checks[first["_problem"]]
-        raise malformed(FORMAT, field, text, int(first[LINE]))
-
-
 def _candidates(decoded: pl.DataFrame) -> pl.DataFrame:
     """One row per candidate: ``_line``, ``_cand``, ``parts``, ``chunks``, ``supports``."""
     listed = decoded.select(
         LINE,
         pl.coalesce(pl.col("response").struct.field("candidates"), pl.col("candidates")).alias("c"),
     )
-    rows = _explode(listed, "c", "_cand")
+    rows = exploded(listed, "c", "_cand")
     metadata = _either(pl.col("c"), "groundingMetadata", "grounding_metadata")
     return rows.select(
         LINE,
@@ -143,7 +121,7 @@ def _candidates(decoded: pl.DataFrame) -> pl.DataFrame:
 def _parts(candidates: pl.DataFrame) -> pl.DataFrame:
     """One row per part in answer order, with its text, global row number ``_row`` (the
     text's index for the offset conversion) and code-point shift in the answer."""
-    parts = _explode(candidates.select(LINE, "_cand", "parts"), "parts", "_part")
+    parts = exploded(candidates.select(LINE, "_cand", "parts"), "parts", "_part")
     text = pl.col("parts").struct.field("text").fill_null("")
     length = text.str.len_chars().cast(pl.Int64)
     return parts.select(
@@ -159,7 +137,7 @@ def _parts(candidates: pl.DataFrame) -> pl.DataFrame:
 
 def _chunks(candidates: pl.DataFrame) -> pl.DataFrame:
     """One row per grounding chunk with its source number ``_i``, kind and text."""
-    chunks = _explode(candidates.select(LINE, "_cand", "chunks"), "chunks", "_chunk")
+    chunks = exploded(candidates.select(LINE, "_cand", "chunks"), "chunks", "_chunk")
     chunk = pl.col("chunks")
     kind = pl.lit(None, dtype=pl.String)
     for name in reversed(_KINDS):
@@ -181,7 +159,7 @@ def _chunks(candidates: pl.DataFrame) -> pl.DataFrame:
 
 def _supports(candidates: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
     """One row per grounding support (claim ``_k``) with code-point offsets in the answer."""
-    supports = _explode(candidates.select(LINE, "_cand", "supports"), "supports", "_support")
+    supports = exploded(candidates.select(LINE, "_cand", "supports"), "supports", "_support")
     segment = pl.col("supports").struct.field("segment")
     supports = supports.select(
         LINE,
@@ -194,7 +172,8 @@ def _supports(candidates: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
             "_indices"
         ),
     )
-    _raise_first(
+    raise_first(
+        FORMAT,
         supports,
         [
             (pl.col("_oend").is_null(), f"{_SUPPORTS}.segment.endIndex", "must be given"),
@@ -207,7 +186,8 @@ def _supports(candidates: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
         ],
     )
     joined = supports.join(parts, on=[LINE, "_cand", "_part"], how="left", maintain_order="left")
-    _raise_first(
+    raise_first(
+        FORMAT,
         joined,
         [(pl.col("_row").is_null(), f"{_SUPPORTS}.segment.partIndex", "must name a part")],
     )
@@ -217,7 +197,8 @@ def _supports(candidates: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
     end = to_code_points(texts, rows, joined.get_column("_oend").to_numpy(), "utf8")
     joined = joined.with_columns(pl.Series("_start", start), pl.Series("_end", end))
     boundary = "must be a UTF-8 character boundary within its part"
-    _raise_first(
+    raise_first(
+        FORMAT,
         joined,
         [
             (pl.col("_start") < 0, f"{_SUPPORTS}.segment.startIndex", boundary),
@@ -248,13 +229,14 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.col("_ostart").alias("original_start"),
         pl.col("_oend").alias("original_end"),
     )
-    cited = _explode(
+    cited = exploded(
         supports.select(LINE, "_cand", "_k", "document_ref", "claim_id", "_indices"),
         "_indices",
         "_j",
     ).rename({"_indices": "_chunk"})
     cited = cited.join(chunks, on=[LINE, "_cand", "_chunk"], how="left", maintain_order="left")
-    _raise_first(
+    raise_first(
+        FORMAT,
         cited,
         [
             (

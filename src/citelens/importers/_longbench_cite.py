@@ -35,6 +35,7 @@ import polars as pl
 
 from citelens._offsets import to_code_points
 from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._frames import exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -60,22 +61,6 @@ _MARKUP = r"(?s)<cite>.*?</cite>|</?statement>"  # what auto_scorer.py removes f
 _CITATION_PATH = "statements[].citation[]"
 
 
-def _indexed(frame: pl.DataFrame, column: str, index: str) -> pl.DataFrame:
-    """One row per item of the list ``column`` (rows with an empty or null list dropped), its
-    0-based position within the list in ``index``."""
-    return (
-        frame.with_columns(pl.int_ranges(0, pl.col(column).list.len()).alias(index))
-        .explode([column, index], empty_as_null=True)
-        .filter(pl.col(index).is_not_null())
-    )
-
-
-def _first_line(frame: pl.DataFrame, bad: pl.Expr) -> int | None:
-    """The line of the first row of ``frame`` where ``bad`` holds, or ``None``."""
-    lines = frame.filter(bad).get_column(LINE)
-    return None if lines.is_empty() else int(lines.min())  # type: ignore[arg-type]
-
-
 def _either(pair: tuple[str, str]) -> pl.Expr:
     """A citation field in whichever spelling the record uses."""
     cite = pl.col("_cite")
@@ -86,7 +71,7 @@ def _check_ranges(citations: pl.DataFrame) -> None:
     """Refuse the first citation whose range ends before it starts (in either spelling)."""
     for start, end in zip(_START_CHAR + _START_SENT, _END_CHAR + _END_SENT, strict=True):
         cite = pl.col("_cite")
-        line = _first_line(citations, cite.struct.field(end) < cite.struct.field(start))
+        line = first_line(citations, cite.struct.field(end) < cite.struct.field(start))
         if line is not None:
             raise malformed(FORMAT, f"{_CITATION_PATH}.{end}", f"must not be before {start}", line)
 
@@ -121,15 +106,15 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.col("context").str.len_chars().cast(pl.Int64).alias("_context_length"),
     )
     for field in ("prediction", "statements"):
-        line = _first_line(decoded, pl.col(field).is_null())
+        line = first_line(decoded, pl.col(field).is_null())
         if line is not None:
             raise malformed(FORMAT, field, "is missing", line)
 
-    statements = _indexed(decoded.select(LINE, "statements"), "statements", "_s").with_columns(
+    statements = exploded(decoded.select(LINE, "statements"), "statements", "_s").with_columns(
         pl.col("statements").struct.field("statement").alias("_statement"),
         pl.col("statements").struct.field("citation").alias("_cites"),
     )
-    line = _first_line(statements, pl.col("_statement").is_null())
+    line = first_line(statements, pl.col("_statement").is_null())
     if line is not None:
         raise malformed(FORMAT, "statements[].statement", "is missing", line)
     # every statement is a claim (one without citations is an orphan, as the benchmark's
@@ -151,7 +136,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.lit(None, pl.Int64).alias("original_end"),
     )
 
-    cites = _indexed(cited.rename({"_cites": "_cite"}), "_cite", "j")
+    cites = exploded(cited.rename({"_cites": "_cite"}), "_cite", "j")
     _check_ranges(cites)
     start, end = _either(_START_CHAR), _either(_END_CHAR)
     by_chars = start.is_not_null() & end.is_not_null()

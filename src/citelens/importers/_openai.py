@@ -37,6 +37,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._frames import exploded
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -78,31 +79,21 @@ _CHAT_PATH = "choices[].message.annotations[]"
 _CITING = ("url_citation", "file_citation", "container_file_citation")
 
 
-def _explode(frame: pl.DataFrame, column: str, position: str) -> pl.DataFrame:
-    """``frame`` with one row per item of its list ``column`` and the item's 0-based
-    ``position``; rows of empty or null lists are dropped."""
-    return (
-        frame.with_columns(pl.int_ranges(pl.col(column).list.len()).alias(position))
-        .explode([column, position], empty_as_null=False)
-        .filter(pl.col(position).is_not_null())
-    )
-
-
 def _blocks(decoded: pl.DataFrame) -> pl.DataFrame:
     """One row per answer text (``_line``, ``kind``, ``text``, ``annotations``) in answer
     order: the Responses output text parts, then the Chat Completions choices."""
     output = decoded.select(
         LINE, pl.coalesce(pl.col("response").struct.field("output"), pl.col("output")).alias("o")
     )
-    items = _explode(output, "o", "_item").unnest("o").filter(pl.col("type") == "message")
-    parts = _explode(items.select(LINE, "_item", "content"), "content", "_part")
+    items = exploded(output, "o", "_item").unnest("o").filter(pl.col("type") == "message")
+    parts = exploded(items.select(LINE, "_item", "content"), "content", "_part")
     parts = parts.unnest("content").filter(pl.col("type") == "output_text")
     responses = parts.select(LINE, pl.lit(0).alias("_kind"), "text", "annotations")
     choices = decoded.select(
         LINE,
         pl.coalesce(pl.col("response").struct.field("choices"), pl.col("choices")).alias("c"),
     )
-    messages = _explode(choices, "c", "_choice").select(
+    messages = exploded(choices, "c", "_choice").select(
         LINE,
         pl.lit(1).alias("_kind"),
         pl.col("c").struct.field("message").struct.field("content").alias("text"),
@@ -120,7 +111,7 @@ def _blocks(decoded: pl.DataFrame) -> pl.DataFrame:
 
 def _annotations(blocks: pl.DataFrame) -> pl.DataFrame:
     """One row per citing annotation, in answer order, with its provider offsets checked."""
-    rows = _explode(blocks, "annotations", "_annotation").unnest("annotations")
+    rows = exploded(blocks, "annotations", "_annotation").unnest("annotations")
     nested = pl.col("url_citation")
     rows = rows.filter(pl.col("type").is_in(_CITING)).with_columns(
         pl.coalesce(pl.col("start_index"), nested.struct.field("start_index")).alias("_start"),
