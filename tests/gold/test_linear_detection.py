@@ -2,8 +2,8 @@
 
 The linear code must give exactly what the backtracking reference patterns give
 (``_reference_detection``: Appendix A of gold-harness.md and the original §8.4 splitter) on
-generated text, and stay linear on adversarial text: 1 MiB costs at most 8 times 256 KiB (a
-linear scan costs about 4 times, a quadratic one 16 times) and at most 5 s.
+generated text, and stay linear on adversarial text: 2 MiB costs less than 22.6 times 256 KiB
+(a linear scan costs about 8 times, a quadratic one 64 times) and at most 10 s.
 """
 
 from __future__ import annotations
@@ -154,24 +154,36 @@ def _cpu_seconds(func: Callable[[str], object], text: str) -> float:
     return time.process_time() - started
 
 
+# 8 times the text: linear code takes about 8 times as long, quadratic code 64 times. The
+# bound between them, 22.6 (their geometric mean), leaves a factor of 2.8 either way: a run on
+# a shared machine can be inflated (cache, memory bandwidth, allocator) or a small run be
+# lucky by less than that, and a quadratic helper still fails. (With 4 times the text and a
+# bound of 8 the margin was 2 either way, and a loaded CI run once measured 10.4 for linear
+# code: 0.239 s against 0.023 s.)
+_GROWTH = 8
+_BOUND = (_GROWTH * _GROWTH**2) ** 0.5
+
+
 def _assert_linear(func: Callable[[str], object], pattern: str) -> None:
     small = (pattern * (2**18 // len(pattern) + 1))[: 2**18]
-    large = (pattern * (2**20 // len(pattern) + 1))[: 2**20]
+    size = 2**18 * _GROWTH
+    large = (pattern * (size // len(pattern) + 1))[:size]
     # the best of up to three runs of each size: one run on a loaded machine can be inflated
-    # by its neighbours (cache, allocator), not by the algorithm; quadratic code fails all three
+    # by its neighbours, not by the algorithm; quadratic code fails all three
     small_time = large_time = float("inf")
     for _ in range(3):
         small_time = min(small_time, max(_cpu_seconds(func, small), 0.01))  # timer floor
         large_time = min(large_time, _cpu_seconds(func, large))
-        if large_time / small_time < 8.0:
+        if large_time / small_time < _BOUND:
             break
-    assert large_time < 5.0
-    assert large_time / small_time < 8.0
+    assert large_time < 10.0
+    assert large_time / small_time < _BOUND
 
 
 @pytest.mark.parametrize("pattern", _ADVERSARIAL)
 def test_detect_citations_is_linear(pattern: str) -> None:
-    """1 MiB of each adversarial pattern costs at most 8 times 256 KiB, and under 5 s."""
+    """2 MiB of each adversarial pattern costs less than 22.6 times 256 KiB (linear: 8 times,
+    quadratic: 64 times), and under 10 s."""
     _assert_linear(detect_citations, pattern)
 
 
