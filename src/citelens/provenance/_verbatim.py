@@ -23,11 +23,8 @@ __all__ = ["EDGE_COLUMNS", "STATUS_COLUMNS", "edge_frame", "verbatim_statuses"]
 
 # One row per edge after :func:`edge_frame` (``_edge``: the citation's row; ``_src``: the row
 # of its source in the sources frame, null when the source has no text).
-EDGE_COLUMNS = (
-    "_edge",
-    "document_ref",
-    "claim_id",
-    "evidence_id",
+# The evidence fields an edge carries (joined from the evidence table).
+_EVIDENCE_FIELDS = (
     "source_id",
     "start",
     "end",
@@ -35,8 +32,8 @@ EDGE_COLUMNS = (
     "offset_unit",
     "original_start",
     "original_end",
-    "_src",
 )
+EDGE_COLUMNS = ("_edge", "document_ref", "claim_id", "evidence_id", *_EVIDENCE_FIELDS, "_src")
 
 # What the checks add to every edge (null where the status does not give it).
 STATUS_COLUMNS = {
@@ -67,17 +64,7 @@ def edge_frame(
     the citations' order. A citation without evidence keeps null evidence columns."""
     edges = citations.select("document_ref", "claim_id", "evidence_id").with_row_index("_edge")
     joined = edges.join(
-        evidence.select(
-            "document_ref",
-            "evidence_id",
-            "source_id",
-            "start",
-            "end",
-            "quote",
-            "offset_unit",
-            "original_start",
-            "original_end",
-        ),
+        evidence.select("document_ref", "evidence_id", *_EVIDENCE_FIELDS),
         on=["document_ref", "evidence_id"],
         how="left",
     )
