@@ -8,6 +8,7 @@ generated text, and stay linear on adversarial text: 2 MiB costs less than 22.6 
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 
@@ -149,9 +150,18 @@ _ADVERSARIAL = (
 
 def _cpu_seconds(func: Callable[[str], object], text: str) -> float:
     # CPU time of this process: the machine is shared, wall time would measure the neighbours.
-    started = time.process_time()
-    func(text)
-    return time.process_time() - started
+    # The cyclic garbage collector is paused while the helper runs: a full collection walks
+    # every live object of the process (pytest's and Hypothesis' included), so with hundreds
+    # of thousands of new sentences it made linear code look superlinear (2 MiB of "x.1 "
+    # cost 34 times 256 KiB in a clean-clone run, 9 times with the collector paused).
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.process_time()
+        func(text)
+        return time.process_time() - started
+    finally:
+        gc.enable()
 
 
 # 8 times the text: linear code takes about 8 times as long, quadratic code 64 times. The
