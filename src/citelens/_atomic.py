@@ -32,6 +32,7 @@ from typing import BinaryIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from citelens._signals import raise_pending
 from citelens.errors import CitelensError
 
 __all__ = [
@@ -265,6 +266,9 @@ class StagedFiles:
             raise WriteFailure()
         failed = False
         try:
+            # a signal whose exception a finaliser dropped wins over the commit: the old
+            # set stays (citelens._signals)
+            raise_pending()
             for handle, _, _ in self._staged:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -20,7 +20,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from citelens import __version__
 from citelens.cli._common import (
@@ -33,8 +33,12 @@ from citelens.cli._common import (
     Terminated,
     fail,
     on_signal,
+    raise_pending,
 )
 from citelens.errors import CitelensError, InternalError
+
+if TYPE_CHECKING:
+    from sys import UnraisableHookArgs
 
 __all__ = ["add_ci_flag", "build_parser", "command_help", "entry", "main", "usage_message"]
 
@@ -210,12 +214,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code. Ctrl-C and SIGTERM remove staged outputs and
     return 130 / 143 with one line on stderr."""
     handlers: list[tuple[signal.Signals, Any]] = []
+    unraisable_hook = sys.unraisablehook
     if _in_main_thread():
         SIGNALLED.clear()
         for signum in (signal.SIGINT, signal.SIGTERM):
             handlers.append((signum, signal.signal(signum, on_signal)))
+        sys.unraisablehook = _quiet_interrupts(unraisable_hook)
     try:
-        return _main(argv)
+        code = _main(argv)
+        # a signal whose exception a finaliser dropped (citelens._signals) ends the run here
+        # when no output set was committed after it
+        raise_pending()
+        return code
     except (KeyboardInterrupt, Terminated):
         # the signal, or what a library made of it (DuckDB and Arrow turn an exception
         # raised in a signal handler into their own errors): SIGNALLED says which
@@ -225,6 +235,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         for number, handler in handlers:
             signal.signal(number, handler)
+        sys.unraisablehook = unraisable_hook
+
+
+def _quiet_interrupts(
+    hook: Callable[[UnraisableHookArgs], object],
+) -> Callable[[UnraisableHookArgs], object]:
+    """``hook``, except that the interrupt a signal handler raised inside a finaliser is
+    dropped without a traceback: the signal is noted, and :func:`raise_pending` raises it
+    again at the next safe point (citelens._signals)."""
+
+    def quiet(unraisable: UnraisableHookArgs) -> object:
+        if SIGNALLED and isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            return None
+        return hook(unraisable)
+
+    return quiet
 
 
 def entry() -> NoReturn:

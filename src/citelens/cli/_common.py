@@ -8,7 +8,6 @@ import contextlib
 import importlib
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import zlib
@@ -17,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import NoReturn, TypeVar
 
+from citelens._signals import EXIT_TERMINATED, RECEIVED, Terminated, interrupt_for, raise_pending
 from citelens.errors import CitelensError, InternalError
 from citelens.limits import Limits
 
@@ -38,6 +38,7 @@ __all__ = [
     "fail",
     "limits_from_args",
     "on_signal",
+    "raise_pending",
     "sniff_format",
     "stdin_inputs",
 ]
@@ -47,15 +48,9 @@ EXIT_FAILED = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-EXIT_TERMINATED = 143  # 128 + SIGTERM
 
-SIGNALLED: list[int] = []
+SIGNALLED = RECEIVED
 """The signals (SIGINT, SIGTERM) this run received, set by :func:`on_signal`."""
-
-
-class Terminated(SystemExit):
-    """SIGTERM, raised in the main thread so that staged outputs are removed on the way out
-    (not an ``Exception``: no handler of input errors can catch it)."""
 
 
 def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
@@ -63,9 +58,7 @@ def on_signal(signum: int, frame: FrameType | None) -> NoReturn:
     signal: a library that turns the exception into its own error (DuckDB, Arrow) cannot
     make the run report an input error instead (:func:`fail` re-raises)."""
     SIGNALLED.append(signum)
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(EXIT_TERMINATED)
+    raise interrupt_for(signum)
 
 
 # The one-line help of every subcommand, in the order ``citelens --help`` lists them. The
@@ -104,10 +97,7 @@ def fail(error: CitelensError) -> int:
 
     An error with a ``detail`` (why a reader refused a file: ``claims file not found``) shows
     the detail in place of the contract's message: both are fixed text, the detail says more."""
-    if SIGNALLED:
-        if SIGNALLED[0] == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise Terminated(EXIT_TERMINATED)
+    raise_pending()
     detail = getattr(error, "detail", None)
     message = detail if isinstance(detail, str) and detail else error.args[0]
     sys.stderr.write(f"citelens: error [{error.category}]: {message}\n")
