@@ -33,6 +33,12 @@ def test_gzip_is_read_as_a_stream(tmp_path: Path) -> None:
     assert read_lines(path, "anthropic").rows() == [(1, '{"a": 1}'), (3, '{"a": 2}')]
 
 
+def test_nan_and_infinity_inside_strings_are_text(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": "ratio: NaN, [Inf", "b": "\\": Infinity"}\n')
+    assert read_lines(path, "anthropic").get_column("_line").to_list() == [1]
+
+
 def test_blocks_number_lines_from_the_file_start(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text("".join(f'{{"n": {i}}}\n' for i in range(100)), encoding="utf-8")
@@ -63,6 +69,26 @@ def test_blocks_number_lines_from_the_file_start(tmp_path: Path) -> None:
             "anthropic input is malformed: line is not valid JSON",
             "anthropic line 1: line is not valid JSON",
         ),
+        (
+            b'{"a": "x: NaN"}\n{"a": [1, -Infinity]}\n',
+            "anthropic input is malformed: line is not valid JSON",
+            "anthropic line 2: line is not valid JSON",
+        ),  # NaN inside a string is text; -Infinity outside one is no JSON
+        (
+            b'{"a": {"b": Inf}}\n{"a": tru}\n',
+            "anthropic input is malformed: line is not valid JSON",
+            "anthropic line 1: line is not valid JSON",
+        ),  # the earlier of the two refusals
+        (
+            b'{"a": tru}\n{"a": NaN}\n',
+            "anthropic input is malformed: line is not valid JSON",
+            "anthropic line 1: line is not valid JSON",
+        ),
+        (
+            b'{"a": 1} {"a": 2}\n',
+            "anthropic input is malformed: line is not valid JSON",
+            "anthropic line 1: line is not valid JSON",
+        ),  # two objects on one line
     ],
 )
 def test_malformed_lines(tmp_path: Path, content: bytes, message: str, detail: str) -> None:

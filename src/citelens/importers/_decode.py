@@ -1,15 +1,18 @@
 """JSON Lines exchanges decoded into typed columns in one pass, and the blame when one fails.
 
 An importer declares the part of its provider's published schema it reads as a Polars
-``Struct`` dtype; :func:`decode` parses every line into it at once (``str.json_decode``: fields
-the dtype does not name are ignored, absent fields are null). When a line does not fit (a
-field of the wrong JSON type), Polars refuses the whole column without saying where; the first
-failing line is then found by bisection (each step decodes half of the remaining lines, so the
-search costs about two passes over the lines), and its field by descending the dtype on that
-one line. The error names the format, the field (a path of the dtype, never a value) and the
-line: ``anthropic input is malformed: content[].citations[].start_char_index must be an
-integer`` with the detail ``anthropic line 3: content[].citations[].start_char_index must be
-an integer``.
+``Struct`` dtype; :func:`decode` parses every line into it at once with Arrow's JSON reader
+(``pyarrow.json.read_json`` with the dtype as its explicit schema: fields the dtype does not
+name are ignored, absent fields are null; measured 7 times faster than Polars'
+``str.json_decode`` on 110 MB of Messages API exchanges, and multi-threaded). Every parse of
+this module, the blame included, is that one reader. When a line does not fit (a field of the
+wrong JSON type, or no one JSON object), the reader refuses the whole block without a usable
+place; the first failing line is then found by bisection (each step parses half of the
+remaining lines, so the search costs about two passes over the lines), and its field by
+descending the dtype on that one line. The error names the format, the field (a path of the
+dtype, never a value) and the line: ``anthropic input is malformed:
+content[].citations[].start_char_index must be an integer`` with the detail ``anthropic line 3:
+content[].citations[].start_char_index must be an integer``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.json as pa_json
 
 from citelens.errors import CitationImportError
 
@@ -51,16 +56,54 @@ def malformed(fmt: str, field: str, problem: str, line: int | None) -> CitationI
     return CitationImportError(message, "input", detail)
 
 
-def _fits(raw: pl.Series, dtype: pl.DataType) -> bool:
-    """Whether every line of ``raw`` decodes into ``dtype``."""
+def _arrow_type(dtype: PolarsDataType) -> pa.DataType:
+    """The Arrow type the JSON reader builds for a Polars dtype of a decode schema (the
+    reader supports neither large nor view types)."""
+    if isinstance(dtype, pl.Struct):
+        return pa.struct([pa.field(f.name, _arrow_type(f.dtype)) for f in dtype.fields])
+    if isinstance(dtype, pl.List):
+        return pa.list_(_arrow_type(dtype.inner))
+    simple = {pl.String: pa.string(), pl.Int64: pa.int64(), pl.Float64: pa.float64()}
+    simple |= {pl.Boolean: pa.bool_(), pl.Null: pa.null()}
+    return simple[dtype]  # type: ignore[index]
+
+
+# The reader's block: at least the longest line (a line may not straddle two blocks).
+_BLOCK_BYTES = 8 * 1024 * 1024
+
+
+def _parse(raw: pl.Series, dtype: pl.Struct) -> pa.Table | None:
+    """Every line of ``raw`` parsed into ``dtype`` (a table of its fields, one row per line),
+    or None when some line is no JSON object of that shape. The lines hold no newline (the
+    readers make sure): joined by newlines they are one JSON Lines buffer."""
+    schema = pa.schema([pa.field(f.name, _arrow_type(f.dtype)) for f in dtype.fields])
+    if not raw.len():
+        return schema.empty_table()
+    joined = raw.str.join("\n").to_arrow()
+    if isinstance(joined, pa.ChunkedArray):
+        joined = joined.combine_chunks()
+    data = joined.cast(pa.large_string())[0].as_buffer()  # the text itself, not a copy
+    longest = raw.str.len_bytes().max()
+    block = max(_BLOCK_BYTES, 2 * int(longest or 0) + 2)  # type: ignore[arg-type]
+    options = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
     try:
-        raw.str.json_decode(dtype)
-    except pl.exceptions.ComputeError:  # Polars' refusal of a value of another JSON type
-        return False
-    return True
+        table = pa_json.read_json(
+            pa.BufferReader(data),
+            read_options=pa_json.ReadOptions(block_size=block),
+            parse_options=options,
+        )
+    except pa.ArrowInvalid:  # the reader's refusal: invalid JSON or a value of another type
+        return None
+    # two objects on one line are two rows: that line is no one JSON object
+    return table if table.num_rows == raw.len() else None
 
 
-def _first_misfit(raw: pl.Series, dtype: pl.DataType) -> int:
+def _fits(raw: pl.Series, dtype: pl.Struct) -> bool:
+    """Whether every line of ``raw`` decodes into ``dtype``."""
+    return _parse(raw, dtype) is not None
+
+
+def _first_misfit(raw: pl.Series, dtype: pl.Struct) -> int:
     """The position of the first line of ``raw`` that does not decode (some line does not)."""
     lo, hi = 0, raw.len()  # the first misfit lies in [lo, hi)
     while hi - lo > 1:
@@ -89,6 +132,8 @@ def _kind(dtype: PolarsDataType) -> str:
 def _misfit_field(raw: pl.Series, dtype: pl.Struct, path: str) -> tuple[str, str]:
     """The path of the field of the one line ``raw`` that does not fit ``dtype``, and what it
     must be: each field is tried alone, and a nested one is descended into."""
+    if path and not _fits(raw, _ANY_OBJECT):  # a list item that is no object at all
+        return path, "must be an object"
     for field in dtype.fields:
         alone = pl.Struct([field])
         if _fits(raw, alone):
@@ -113,9 +158,11 @@ def _misfit_field(raw: pl.Series, dtype: pl.Struct, path: str) -> tuple[str, str
 def _misfit_items(items: pl.Series, element: pl.Struct, path: str) -> tuple[str, str]:
     """The misfit field of the first item of the JSON list ``items`` (one line) that does not
     fit ``element``."""
-    # the number of items: the list decoded with items of no fields (any object fits)
-    count = items.str.json_decode(pl.List(_ANY_OBJECT)).list.len().item()
-    for position in range(int(count or 0)):  # one line only, on the error path
+    # the number of items: the list parsed with items of no fields (any object fits)
+    wrapped = items.to_frame("items").select(pl.format('{{"v":{}}}', "items")).to_series()
+    counted = _parse(wrapped, pl.Struct({"v": pl.List(_ANY_OBJECT)}))
+    count = 0 if counted is None else len(counted.column("v")[0])
+    for position in range(count):  # one line only, on the error path
         item = items.str.json_path_match(f"$[{position}]")
         if not _fits(item, element):
             return _misfit_field(item, element, path)
@@ -127,13 +174,11 @@ def decode(raw: pl.DataFrame, dtype: pl.Struct, fmt: str) -> pl.DataFrame:
     frame of :data:`LINE` and the dtype's top-level fields. A line that does not fit raises
     :func:`malformed` naming the first such line and its field."""
     values = raw.get_column(RAW)
-    decoded: pl.Series | None = None
-    try:  # one decoding pass; the blame below runs only when it fails
-        decoded = values.str.json_decode(dtype)
-    except pl.exceptions.ComputeError:  # Polars' refusal of a value of another JSON type
-        decoded = None
-    if decoded is not None:
-        return raw.select(LINE).hstack(decoded.struct.unnest())
+    table = _parse(values, dtype)  # one parsing pass; the blame below runs only when it fails
+    if table is not None:
+        decoded = pl.from_arrow(table)
+        assert isinstance(decoded, pl.DataFrame)
+        return raw.select(LINE).hstack(decoded.get_columns())
     position = _first_misfit(values, dtype)
     line = int(raw.get_column(LINE)[position])
     field, problem = _misfit_field(values.slice(position, 1), dtype, "")
