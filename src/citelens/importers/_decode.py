@@ -5,7 +5,8 @@ An importer declares the part of its provider's published schema it reads as a P
 (``pyarrow.json.read_json`` with the dtype as its explicit schema: fields the dtype does not
 name are ignored, absent fields are null; measured 7 times faster than Polars'
 ``str.json_decode`` on 110 MB of Messages API exchanges, and multi-threaded). Every parse of
-this module, the blame included, is that one reader. When a line does not fit (a field of the
+this module, the blame included, is that one reader (``NaN`` and ``Infinity``, which it
+accepts, refused as JSON has them not). When a line does not fit (a field of the
 wrong JSON type, or no one JSON object), the reader refuses the whole block without a usable
 place; the first failing line is then found by bisection (each step parses half of the
 remaining lines, so the search costs about two passes over the lines), and its field by
@@ -72,6 +73,21 @@ def _arrow_type(dtype: PolarsDataType) -> pa.DataType:
 _BLOCK_BYTES = 8 * 1024 * 1024
 
 
+# A NaN or infinity where a value starts (after ``:``, ``,`` or ``[``): Arrow's reader accepts
+# them, JSON has them not. Inside a string (``"ratio: NaN"``) it is text, told apart once the
+# strings are removed.
+_NONSTANDARD_VALUE = r"[:,\[]\s*-?(?:NaN|Inf)"
+_STRING = r'"(?:[^"\\]|\\.)*"'
+
+
+def _nonstandard(raw: pl.Series) -> bool:
+    """Whether a line of ``raw`` holds a NaN or infinity outside its strings."""
+    suspect = raw.filter(raw.str.contains(_NONSTANDARD_VALUE).fill_null(False))
+    if not suspect.len():  # the common case: one scan, no line rewritten
+        return False
+    return bool(suspect.str.replace_all(_STRING, '""').str.contains(_NONSTANDARD_VALUE).any())
+
+
 def _parse(raw: pl.Series, dtype: pl.Struct) -> pa.Table | None:
     """Every line of ``raw`` parsed into ``dtype`` (a table of its fields, one row per line),
     or None when some line is no JSON object of that shape. The lines hold no newline (the
@@ -93,6 +109,8 @@ def _parse(raw: pl.Series, dtype: pl.Struct) -> pa.Table | None:
             parse_options=options,
         )
     except pa.ArrowInvalid:  # the reader's refusal: invalid JSON or a value of another type
+        return None
+    if _nonstandard(raw):  # JSON the reader accepts but JSON has not
         return None
     # two objects on one line are two rows: that line is no one JSON object
     return table if table.num_rows == raw.len() else None

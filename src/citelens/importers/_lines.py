@@ -16,8 +16,8 @@ Then, with whole-column operations:
 * every other line is parsed once by Arrow's JSON reader (as
   :func:`~citelens.importers._decode.decode` parses); the first that is not valid JSON (found
   by bisection, as a misfit is) is ``line is not valid JSON`` with its line number:
-  ``anthropic line 7: line is not valid JSON``. The reader accepts ``NaN`` and ``Infinity``,
-  which JSON has not: a line holding one outside its strings is refused the same way.
+  ``anthropic line 7: line is not valid JSON`` (``NaN`` and ``Infinity`` included, which
+  JSON has not).
 
 The bounds and the pre-scan come first (they protect the parsers), so a file that breaks a
 bound is refused for that even when an earlier line is malformed. A file that cannot be read
@@ -122,32 +122,10 @@ def lines_of(frame: pl.DataFrame, fmt: str) -> pl.DataFrame:
         line = int(frame.get_column(LINE).filter(~objects)[0])
         raise malformed(fmt, "line", "must be a JSON object", line)
     values = frame.get_column(RAW)
-    # Arrow's JSON reader accepts NaN, Inf and Infinity, which JSON has not: the first line
-    # holding one, or the first the reader refuses, is the first that is not valid JSON
-    nonstandard = _nonstandard(values)
-    positions = [] if nonstandard is None else [nonstandard]
     if not _fits(values, _ANY_OBJECT):  # a line that starts as an object but does not parse
-        positions.append(_first_misfit(values, _ANY_OBJECT))
-    if positions:
-        line = int(frame.get_column(LINE)[min(positions)])
+        line = int(frame.get_column(LINE)[_first_misfit(values, _ANY_OBJECT)])
         raise malformed(fmt, "line", "is not valid JSON", line)
     return frame.select(pl.col(LINE).cast(pl.Int64), pl.col(RAW).cast(pl.String))
-
-
-# A NaN or infinity where a value starts (after ``:``, ``,`` or ``[``): outside a string it is
-# no JSON; inside one (``"ratio: NaN"``) it is text, told apart once the strings are removed.
-_NONSTANDARD_VALUE = r"[:,\[]\s*-?(?:NaN|Inf)"
-_STRING = r'"(?:[^"\\]|\\.)*"'
-
-
-def _nonstandard(values: pl.Series) -> int | None:
-    """The position of the first line with a NaN or infinity outside its strings, if any."""
-    suspect = values.str.contains(_NONSTANDARD_VALUE).fill_null(False)
-    if not suspect.any():  # the common case: one scan, no line rewritten
-        return None
-    outside = values.str.replace_all(_STRING, '""').str.contains(_NONSTANDARD_VALUE)
-    found = (suspect & outside.fill_null(False)).arg_true()
-    return int(found[0]) if found.len() else None
 
 
 def frame_lines(frame: pl.DataFrame, fmt: str) -> pl.DataFrame:
