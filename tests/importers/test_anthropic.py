@@ -298,3 +298,127 @@ def test_the_same_input_gives_equal_tables(tables) -> None:  # type: ignore[no-u
     again = import_exchanges("anthropic", FIXTURE.read_text(encoding="utf-8").split("\n"))
     for role, frame in tables.tables().items():
         assert again.tables()[role].equals(frame), role
+
+
+def test_request_blocks_of_every_content_shape() -> None:
+    # an assistant turn passed back with server tool results: a content object
+    # (code_execution_tool_result), a web search error object, a list of web results; a
+    # search result whose "source" is a string; a document inside a tool_result's list; a
+    # string message content: all read, and the sources numbered documents first
+    request = {
+        "messages": [
+            {"role": "user", "content": "find it"},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "code_execution_tool_result",
+                        "tool_use_id": "t1",
+                        "content": {"type": "code_execution_result", "stdout": "", "content": []},
+                    },
+                    {
+                        "type": "web_search_tool_result",
+                        "tool_use_id": "t2",
+                        "content": {"type": "web_search_tool_result_error", "error_code": "x"},
+                    },
+                    {
+                        "type": "web_search_tool_result",
+                        "tool_use_id": "t3",
+                        "content": [{"type": "web_search_result", "url": "u", "title": "T"}],
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "search_result",
+                        "source": "https://example.org/a",
+                        "title": "A",
+                        "content": [{"type": "text", "text": "Result one."}],
+                    },
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t4",
+                        "content": [
+                            {"type": "text", "text": "see"},
+                            {"type": "document", "source": {"type": "text", "data": "Doc x."}},
+                        ],
+                    },
+                ],
+            },
+        ]
+    }
+    citation = {
+        "type": "search_result_location",
+        "search_result_index": 0,
+        "start_block_index": 0,
+        "end_block_index": 1,
+        "cited_text": "Result one.",
+        "source": "https://example.org/a",
+    }
+    tables = import_exchanges("anthropic", [_line(_cited(citation), request)])
+    # one document (s0, in the tool_result), then one search result (s1)
+    assert _rows(tables.sources, "source_id", "text") == [("s0", "Doc x."), ("s1", "Result one.")]
+    # search result 0 is s1; its block [0, 1) is chars [0, 11) of "Result one." (11)
+    assert _rows(tables.evidence, "source_id", "start", "end", "source_length") == [
+        ("s1", 0, 11, 11)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("request_", "detail"),
+    [
+        (
+            {"messages": [{"role": "user", "content": [{"type": "document", "source": 5}]}]},
+            "anthropic line 1: request.messages[].content[].source must be an object",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [{"type": "document", "source": {"type": "text", "data": 1}}],
+                    }
+                ]
+            },
+            "anthropic line 1: request.messages[].content[].source.data must be text",
+        ),
+        ({"messages": {"role": "user"}}, "anthropic line 1: request.messages must be a list"),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "document", "source": "x"}]}]},
+            "anthropic line 1: request.messages[].content[].source must be an object",
+        ),
+        (
+            {"messages": [{"content": 3}]},
+            "anthropic line 1: request.messages[].content must be a list",
+        ),
+        ("hello", "anthropic line 1: request must be an object"),
+    ],
+)
+def test_malformed_requests(request_: object, detail: str) -> None:
+    line = json.dumps({"request": request_, "response": {"content": []}})
+    with pytest.raises(CitationImportError) as caught:
+        import_exchanges("anthropic", [line])
+    assert caught.value.detail == detail
+    assert caught.value.category == "input"
+
+
+def test_a_bare_response_names_its_own_fields() -> None:
+    with pytest.raises(CitationImportError) as caught:
+        import_exchanges("anthropic", [json.dumps({"id": "m", "content": 3})])
+    assert caught.value.detail == "anthropic line 1: content must be a list"
+    with pytest.raises(CitationImportError) as caught:
+        import_exchanges("anthropic", [json.dumps({"id": "m"})])
+    assert caught.value.detail == "anthropic line 1: content is required"
+
+
+@pytest.mark.parametrize("content", ["In short.", {"type": "text", "text": "x"}, 3])
+def test_a_response_content_must_be_a_list(content: object) -> None:
+    # a string or an object content is valid in a request, never in a response
+    exchange = json.dumps({"request": {"messages": []}, "response": {"content": content}})
+    bare = json.dumps({"content": content})
+    for line, field in ((exchange, "response.content"), (bare, "content")):
+        with pytest.raises(CitationImportError) as caught:
+            import_exchanges("anthropic", [line])
+        assert caught.value.detail == f"anthropic line 1: {field} must be a list"

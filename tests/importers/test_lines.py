@@ -9,12 +9,14 @@ import polars as pl
 import pytest
 
 from citelens.errors import CitationImportError
+from citelens.importers import import_exchanges
 from citelens.importers._lines import frame_lines, read_lines
 
 
 def _refusal(path: object) -> CitationImportError:
+    # the reader refuses what is no JSON object; the importer's decode what is no valid JSON
     with pytest.raises(CitationImportError) as caught:
-        read_lines(path, "anthropic")
+        import_exchanges("anthropic", path)
     assert caught.value.__cause__ is None and caught.value.__context__ is None
     return caught.value
 
@@ -35,8 +37,10 @@ def test_gzip_is_read_as_a_stream(tmp_path: Path) -> None:
 
 def test_nan_and_infinity_inside_strings_are_text(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
-    path.write_bytes(b'{"a": "ratio: NaN, [Inf", "b": "\\": Infinity"}\n')
-    assert read_lines(path, "anthropic").get_column("_line").to_list() == [1]
+    # a bare response without blocks: valid, so imported (its one exchange has no claims)
+    path.write_bytes(b'{"content": [], "a": "ratio: NaN, [Inf", "b": "\\": Infinity"}\n')
+    tables = import_exchanges("anthropic", path)
+    assert [frame.height for frame in tables.tables().values()] == [0, 0, 0, 0]
 
 
 def test_blocks_number_lines_from_the_file_start(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from citelens.errors import CitationImportError
-from citelens.importers import import_exchanges, write_corpus
+from citelens.importers import import_corpus, import_exchanges, write_corpus
 
 FIXTURE = Path(__file__).parent / "fixtures" / "anthropic" / "exchanges.jsonl"
 
@@ -49,3 +49,45 @@ def test_unwritable_target_is_a_fixed_io_error(tmp_path: Path) -> None:
         "import output could not be written",
         "io",
     )
+
+
+def test_a_streamed_import_writes_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = write_corpus(import_exchanges("anthropic", FIXTURE), tmp_path / "whole")
+    summary = import_corpus("anthropic", FIXTURE, tmp_path / "one")
+    # the fixture: 6 lines, line 2 blank, so 5 exchanges; 7 claims, 10 citations, 7 texts
+    assert summary.exchanges == 5
+    assert dict(summary.rows) == {"claims": 7, "evidence": 10, "citations": 10, "sources": 7}
+    assert [p.name for p in summary.paths] == [p.name for p in whole]
+    # one batch: one row group, the same bytes as the whole tables written at once
+    for streamed, written in zip(summary.paths, whole, strict=True):
+        assert streamed.read_bytes() == written.read_bytes()
+    # a batch per line: the same rows in one row group per batch, the same bytes again
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BLOCK_BYTES", 16)
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BATCH_BYTES", 1)
+    first = import_corpus("anthropic", FIXTURE, tmp_path / "many").paths
+    second = import_corpus("anthropic", FIXTURE, tmp_path / "again").paths
+    for streamed, written, repeated in zip(first, whole, second, strict=True):
+        assert pq.read_table(streamed).equals(pq.read_table(written))
+        assert pq.ParquetFile(streamed).num_row_groups == 5  # one per exchange
+        assert streamed.read_bytes() == repeated.read_bytes()
+    sources = tmp_path / "many" / "sources.parquet"
+    assert stat.S_IMODE(sources.stat().st_mode) == 0o600
+    assert pq.read_schema(sources).metadata == {b"citelens.privacy": b"PRIVATE"}
+
+
+def test_a_refused_streamed_import_leaves_the_old_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    old = {path.name: path.read_bytes() for path in import_corpus("anthropic", FIXTURE, out).paths}
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BLOCK_BYTES", 16)
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BATCH_BYTES", 1)
+    bad = tmp_path / "bad.jsonl"
+    # lines 1 and 2 convert (and are written) before line 3 is refused
+    bad.write_text('{"content": []}\n{"content": []}\n{"content": 3}\n', encoding="utf-8")
+    with pytest.raises(CitationImportError) as caught:
+        import_corpus("anthropic", bad, out)
+    assert caught.value.detail == "anthropic line 3: content must be a list"
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == old

@@ -9,7 +9,7 @@ from pathlib import Path
 from citelens.cli._common import EXIT_OK, cli_io, fail
 from citelens.cli._progress import input_bytes, open_progress
 from citelens.errors import CitelensError
-from citelens.importers import counted_import, write_corpus
+from citelens.importers import import_corpus
 
 __all__ = ["run"]
 
@@ -20,15 +20,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         size = input_bytes([Path(args.input)])
         with open_progress(getattr(args, "progress", None), size=size) as display:
-            display.phase("reading")
-            exchanges, tables = counted_import(args.format, args.input)
-            display.phase("writing", step="files")
-            write_corpus(tables, args.out, mkdir=args.mkdir)
+            display.phase("importing")  # read, converted and written batch by batch
+            summary = import_corpus(args.format, args.input, args.out, mkdir=args.mkdir)
             display.finish()
     except CitelensError as error:
         return fail(error)
+    rows = summary.rows
     sys.stderr.write(
-        f"citelens: imported {exchanges} exchanges: {tables.claims.height} claims, "
-        f"{tables.citations.height} citations, {tables.sources.height} sources with text\n"
+        f"citelens: imported {summary.exchanges} exchanges: {rows['claims']} claims, "
+        f"{rows['citations']} citations, {rows['sources']} sources with text\n"
     )
     return EXIT_OK

@@ -19,6 +19,7 @@ import importlib
 import importlib.util
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
@@ -26,14 +27,23 @@ import polars as pl
 from citelens._fixed import attempt
 from citelens.errors import CitationImportError
 from citelens.importers._decode import LINE, RAW
-from citelens.importers._lines import LINES_SCHEMA, frame_lines, read_lines
+from citelens.importers._lines import (
+    LINES_SCHEMA,
+    frame_batches,
+    frame_lines,
+    line_batches,
+    lines_of,
+)
 from citelens.importers._tables import ImportTables
+from citelens.importers._write import write_batches as _write_batches
 from citelens.importers._write import write_corpus as _write_corpus
 
 __all__ = [
     "FORMATS",
     "CitationImportError",
+    "ImportSummary",
     "ImportTables",
+    "import_corpus",
     "import_exchanges",
     "write_corpus",
 ]
@@ -100,16 +110,17 @@ def _converter(fmt: object) -> Converter:
     return FORMATS[fmt]
 
 
-def _lines(fmt: str, source: object) -> pl.DataFrame:
+def _line_batches(fmt: str, source: object) -> Iterator[pl.DataFrame]:
+    """The lines of ``source`` in batches (:func:`~citelens.importers._lines.line_batches`)."""
     if isinstance(source, str | os.PathLike):
-        return read_lines(source, fmt)
+        return line_batches(source, fmt)
     if isinstance(source, pl.DataFrame):
-        return frame_lines(source, fmt)
+        return frame_batches(frame_lines(source, fmt))
     if isinstance(source, Sequence) and all(isinstance(line, str) for line in source):
         frame = pl.DataFrame(
             {LINE: list(range(1, len(source) + 1)), RAW: list(source)}, schema=LINES_SCHEMA
         )
-        return frame_lines(frame, fmt)
+        return frame_batches(frame_lines(frame, fmt))
     raise CitationImportError(f"{fmt} input must be a path, a frame or a list of lines", "input")
 
 
@@ -127,9 +138,69 @@ def counted_import(fmt: str, source: object) -> tuple[int, ImportTables]:
     """:func:`import_exchanges` with the number of exchanges (non-blank lines) read."""
 
     def run() -> tuple[int, ImportTables]:
-        convert = _converter(fmt)
-        lines = _lines(fmt, source)
-        return lines.height, convert(lines)
+        counted = _Counted()
+        return counted.exchanges, ImportTables.concat(list(_converted(fmt, source, counted)))
+
+    return attempt(run)
+
+
+@dataclass
+class _Counted:
+    """What an import has converted so far (counts only)."""
+
+    exchanges: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+def _converted(fmt: str, source: object, counted: _Counted) -> Iterator[ImportTables]:
+    """The tables of ``source``, batch by batch, converted as it is read."""
+    convert = _converter(fmt)
+    batches = _line_batches(fmt, source)
+    malformed: CitationImportError | None = None
+    for batch in batches:
+        try:
+            tables = convert(lines_of(batch, fmt))
+        except CitationImportError as error:
+            malformed = error
+            break
+        counted.exchanges += batch.height
+        for role, frame in tables.tables().items():
+            counted.rows[role] = counted.rows.get(role, 0) + frame.height
+        yield tables
+    if malformed is not None:
+        # the reader's refusals come first (a bound, an unreadable line further on): the
+        # rest of the file is read for them, then the malformed line is named
+        for _ in batches:
+            pass
+        raise malformed
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    """What :func:`import_corpus` wrote: counts and paths only."""
+
+    exchanges: int
+    """Exchanges (non-blank lines) read."""
+    rows: Mapping[str, int]
+    """Rows written per table (``claims``, ``evidence``, ``citations``, ``sources``)."""
+    paths: tuple[Path, ...]
+    """The four files written."""
+
+
+def import_corpus(
+    fmt: str, source: object, out_dir: object, *, mkdir: bool = False
+) -> ImportSummary:
+    """:func:`import_exchanges` and :func:`write_corpus` in one pass that streams: each batch
+    of about 64 MiB of lines is converted and written (one Parquet row group per batch and
+    file) while the file is read, so memory follows the batch and the tables, never the
+    file's whole text. The directory is published as one set, or left as it was when the
+    input is refused. Raises :class:`~citelens.errors.CitationImportError`."""
+
+    def run() -> ImportSummary:
+        counted = _Counted()
+        paths = _write_batches(_converted(fmt, source, counted), out_dir, mkdir=mkdir)
+        rows = {role: counted.rows.get(role, 0) for role in ImportTables.empty().tables()}
+        return ImportSummary(counted.exchanges, rows, tuple(paths))
 
     return attempt(run)
 

@@ -31,8 +31,11 @@ have no text. Field names follow Anthropic's API reference and the ``anthropic``
   Blocks are mapped to characters because a content source's text is the concatenation of its
   blocks: block ``b`` starts at the summed length of blocks ``0 … b-1``.
 
-Malformed lines (:func:`~citelens.importers._decode.malformed`): a field of the wrong JSON type
-(paths as :mod:`._anthropic_request` rewrites the request), a missing ``response.content``, a
+The response is read from the lines as they are; the request's sources by
+:mod:`._anthropic_request`. Malformed lines (:func:`~citelens.importers._decode.malformed`): a
+field of the wrong JSON type (``response.content[]…``, ``content[]…`` of a bare response,
+``request.messages[].content[]…``; the response's fields are checked first), a missing
+``response.content`` (``content``), a
 citation of an unknown ``type`` or without its location fields, ``end < start``, a
 ``document_index``/``search_result_index`` beyond the request's list, a block index beyond the
 source's blocks.
@@ -42,24 +45,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from citelens.importers._anthropic_request import normalized
-from citelens.importers._decode import LINE, decode, malformed
+from citelens.importers._anthropic_request import REQUEST, STRING_MARK, one_shape, request_sources
+from citelens.importers._decode import ANY_OBJECT, LINE, decode, malformed
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
 
 FORMAT = "anthropic"
 
-_TEXT_BLOCK = pl.Struct({"type": pl.String, "text": pl.String})
-_DOCUMENT = pl.Struct(
-    {
-        "type": pl.String,
-        "source": pl.Struct(
-            {"type": pl.String, "data": pl.String, "content": pl.List(_TEXT_BLOCK)}
-        ),
-    }
-)
-_SEARCH_RESULT = pl.Struct({"type": pl.String, "content": pl.List(_TEXT_BLOCK)})
 _CITATION = pl.Struct(
     {
         "type": pl.String,
@@ -75,16 +68,18 @@ _CITATION = pl.Struct(
         "url": pl.String,
     }
 )
-_BLOCK = pl.Struct({"type": pl.String, "text": pl.String, "citations": pl.List(_CITATION)})
-_LINE_DTYPE = pl.Struct(
+_BLOCK = pl.Struct(
     {
-        "request": pl.Struct(
-            {"document": pl.List(_DOCUMENT), "search_result": pl.List(_SEARCH_RESULT)}
-        ),
-        "response": pl.Struct({"content": pl.List(_BLOCK)}),
-        "bare": pl.Boolean,
+        "type": pl.String,
+        "text": pl.String,
+        "citations": pl.List(_CITATION),
+        STRING_MARK: pl.Boolean,  # a string content made a block: no list, as required
     }
 )
+_OBJECT_CONTENT = "content (object)"  # an object content, renamed (no list, as required)
+_RESPONSE = {"content": pl.List(_BLOCK), _OBJECT_CONTENT: ANY_OBJECT}
+# The request and response of an exchange, or the line itself a bare response (no request).
+_LINE_DTYPE = pl.Struct({"request": REQUEST, "response": pl.Struct(_RESPONSE), **_RESPONSE})
 
 _CITES = "response.content[].citations[]"
 # citation type -> (its source kind, its start/end fields, offset unit)
@@ -124,47 +119,41 @@ def _texts(blocks: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 def _sources(decoded: pl.DataFrame) -> pl.DataFrame:
     """One row per request source: ``_line``, ``kind``, ``index``, ``text`` (null when
     unknown) and ``bounds`` (block boundaries, null for a source without blocks)."""
-    documents = (
-        decoded.select(LINE, item=pl.col("request").struct.field("document"))
-        .with_columns(index=pl.int_ranges(pl.col("item").list.len()))
-        .explode("item", "index", empty_as_null=True)
-        .filter(pl.col("item").is_not_null())
-        .with_columns(source=pl.col("item").struct.field("source"))
-    )
-    kind = pl.col("source").struct.field("type")
-    content_text, content_bounds = _texts(pl.col("source").struct.field("content"))
-    documents = documents.select(
+    found = request_sources(decoded, FORMAT)
+    source = pl.col("source")
+    kind = source.struct.field("type")
+    content_text, content_bounds = _texts(source.struct.field("content"))
+    result_text, result_bounds = _texts(pl.col("content"))
+    document = pl.col("kind") == "document"
+    return found.select(
         LINE,
-        kind=pl.lit("document"),
-        index=pl.col("index").cast(pl.Int64),
-        text=pl.when(kind == "text")
-        .then(pl.col("source").struct.field("data"))
+        "kind",
+        "index",
+        text=pl.when(~document)
+        .then(result_text)
+        .when(kind == "text")
+        .then(source.struct.field("data"))
         .when(kind == "content")
         .then(content_text),
-        bounds=pl.when(kind == "content").then(content_bounds),
+        bounds=pl.when(~document).then(result_bounds).when(kind == "content").then(content_bounds),
     )
-    results = (
-        decoded.select(LINE, item=pl.col("request").struct.field("search_result"))
-        .with_columns(index=pl.int_ranges(pl.col("item").list.len()))
-        .explode("item", "index", empty_as_null=True)
-        .filter(pl.col("item").is_not_null())
+
+
+def _source_counts(decoded: pl.DataFrame, sources: pl.DataFrame) -> pl.DataFrame:
+    """Per line: how many documents and search results its request lists."""
+    counted = sources.group_by(LINE).agg(
+        documents=(pl.col("kind") == "document").sum().cast(pl.Int64),
+        results=(pl.col("kind") == "search_result").sum().cast(pl.Int64),
     )
-    result_text, result_bounds = _texts(pl.col("item").struct.field("content"))
-    results = results.select(
-        LINE,
-        kind=pl.lit("search_result"),
-        index=pl.col("index").cast(pl.Int64),
-        text=result_text,
-        bounds=result_bounds,
-    )
-    return pl.concat([documents, results])
+    listed = decoded.select(LINE).join(counted, on=LINE, how="left", maintain_order="left")
+    return listed.with_columns(pl.col("documents", "results").fill_null(0))
 
 
 def _claims(decoded: pl.DataFrame) -> pl.DataFrame:
     """One row per cited text block: ``_line``, ``k``, answer offsets, answer length, and
     its ``citations``."""
     blocks = (
-        decoded.select(LINE, block=pl.col("response").struct.field("content"))
+        decoded.select(LINE, block="answer_blocks")
         .explode("block", empty_as_null=True)
         .filter(pl.col("block").is_not_null())
         .unnest("block")
@@ -180,29 +169,25 @@ def _claims(decoded: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _counts(decoded: pl.DataFrame, evidence: pl.DataFrame) -> pl.DataFrame:
-    """Per line: how many documents and search results the request lists (for a bare
-    response: one more than the highest index cited)."""
+def _counts(decoded: pl.DataFrame, listed: pl.DataFrame, evidence: pl.DataFrame) -> pl.DataFrame:
+    """Per line: how many documents and search results there are (``listed`` by the request;
+    for a bare response one more than the highest index cited)."""
     cited = evidence.group_by(LINE).agg(
         cited_documents=pl.col("document_index").max().fill_null(-1) + 1,
         cited_results=pl.col("search_result_index").max().fill_null(-1) + 1,
     )
-    request = pl.col("request")
+    bare = pl.col("bare")
     return (
-        decoded.select(
-            LINE,
-            "bare",
-            documents=request.struct.field("document").list.len().cast(pl.Int64),
-            results=request.struct.field("search_result").list.len().cast(pl.Int64),
-        )
-        .join(cited, on=LINE, how="left")
+        decoded.select(LINE, "bare")
+        .join(listed, on=LINE, how="left", maintain_order="left")
+        .join(cited, on=LINE, how="left", maintain_order="left")
         .select(
             LINE,
             "bare",
-            documents=pl.when(pl.col("bare"))
+            documents=pl.when(bare)
             .then(pl.col("cited_documents").fill_null(0))
             .otherwise(pl.col("documents")),
-            results=pl.when(pl.col("bare"))
+            results=pl.when(bare)
             .then(pl.col("cited_results").fill_null(0))
             .otherwise(pl.col("results")),
         )
@@ -249,13 +234,38 @@ def _located(evidence: pl.DataFrame, sources: pl.DataFrame) -> pl.DataFrame:
     return keyed.join(known, on=[LINE, "kind", "index"], how="left", maintain_order="left")
 
 
+def _answers(decoded: pl.DataFrame) -> pl.DataFrame:
+    """Per line: ``bare`` and the answer's blocks (the response's content, or the line's own
+    for a bare response), refused where missing or no list."""
+    bare = pl.col("request").is_null()
+    response = pl.col("response")
+    answers = decoded.select(
+        LINE,
+        bare=bare,
+        answer_blocks=pl.when(bare).then("content").otherwise(response.struct.field("content")),
+        object_content=pl.when(bare)
+        .then(pl.col(_OBJECT_CONTENT))
+        .otherwise(response.struct.field(_OBJECT_CONTENT))
+        .is_not_null(),
+    )
+    blocks = pl.col("answer_blocks")
+    from_string = blocks.list.eval(
+        pl.element().struct.field(STRING_MARK).fill_null(False)
+    ).list.any()
+    for is_bare, field in ((False, "response.content"), (True, "content")):
+        own = pl.col("bare") == is_bare
+        _refuse(answers, own & (from_string | pl.col("object_content")), field, "must be a list")
+        _refuse(answers, own & blocks.is_null(), field, "is required")
+    return answers.drop("object_content")
+
+
 def convert(raw: pl.DataFrame) -> ImportTables:
     """The four tables of the exchanges in ``raw`` (``_line``, ``raw``: one JSON object per
     row), as the module docstring describes."""
-    decoded = decode(normalized(raw), _LINE_DTYPE, FORMAT)
-    content = pl.col("response").struct.field("content")
-    _refuse(decoded, content.is_null(), "response.content", "is required")
-    sources = _sources(decoded)
+    lines = decode(one_shape(raw), _LINE_DTYPE, FORMAT)
+    decoded = _answers(lines)  # the response's fields are checked before the request's
+    sources = _sources(lines)
+    listed = _source_counts(decoded, sources)
     claims = _claims(decoded)
     evidence = (
         claims.select(LINE, "k", citation="citations")
@@ -264,7 +274,8 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         .filter(pl.col("citation").is_not_null())
         .unnest("citation")
     )
-    evidence = evidence.join(_counts(decoded, evidence), on=LINE, how="left", maintain_order="left")
+    counts = _counts(decoded, listed, evidence)
+    evidence = evidence.join(counts, on=LINE, how="left", maintain_order="left")
     _check(evidence)
     evidence = _located(evidence, sources)
     blocks = ("start_block_index", "end_block_index")
@@ -273,7 +284,7 @@ def convert(raw: pl.DataFrame) -> ImportTables:
     no_blocks = ~pl.col("bare") & pl.col("bounds").is_null()
     beyond = by_blocks & (no_blocks | (pl.col(blocks[1]) > pl.col("bounds").list.len() - 1))
     _refuse(evidence, beyond, f"{_CITES}.end_block_index", "is beyond the source's blocks")
-    return _tables(decoded, sources, claims, evidence)
+    return _tables(listed, sources, claims, evidence)
 
 
 def _web_ids(evidence: pl.DataFrame) -> pl.DataFrame:
@@ -291,7 +302,7 @@ def _web_ids(evidence: pl.DataFrame) -> pl.DataFrame:
 
 
 def _tables(
-    decoded: pl.DataFrame, sources: pl.DataFrame, claims: pl.DataFrame, evidence: pl.DataFrame
+    listed: pl.DataFrame, sources: pl.DataFrame, claims: pl.DataFrame, evidence: pl.DataFrame
 ) -> ImportTables:
     ref = document_refs(pl.col(LINE)).alias("document_ref")
     claim_id = (pl.lit("c") + pl.col("k").cast(pl.String)).alias("claim_id")
@@ -351,8 +362,7 @@ def _tables(
         original_end=pl.when(kind != "web_search_result_location").then(original_end),
     )
     citations = evidence.select(ref, claim_id, evidence_id=evidence_id)
-    counts = decoded.select(LINE, documents=pl.col("request").struct.field("document").list.len())
-    numbered = sources.join(counts, on=LINE, how="left").with_columns(
+    numbered = sources.join(listed, on=LINE, how="left", maintain_order="left").with_columns(
         number=pl.when(pl.col("kind") == "search_result")
         .then(pl.col("documents") + pl.col("index"))
         .otherwise(pl.col("index"))

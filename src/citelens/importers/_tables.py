@@ -126,6 +126,16 @@ class ImportTables:
         return ImportTables(**shaped)
 
     @staticmethod
+    def concat(parts: list[ImportTables]) -> ImportTables:
+        """The tables of ``parts`` (of consecutive lines, in order) one after the other: still
+        sorted, as ``document_ref`` follows the line order."""
+        if len(parts) == 1:
+            return parts[0]
+        roles = ("claims", "evidence", "citations", "sources")
+        joined = {role: pl.concat([part.tables()[role] for part in parts]) for role in roles}
+        return ImportTables(**joined)
+
+    @staticmethod
     def empty() -> ImportTables:
         """Four tables without rows."""
         return ImportTables(**{role: pl.DataFrame(schema=s) for role, s in _SCHEMAS.items()})

@@ -38,7 +38,6 @@ import pyarrow.parquet as pq
 from citelens.io import _bounds
 from citelens.io._bounds import JsonRefused, JsonScan
 from citelens.io._compressed import file_kind, open_text_file
-from citelens.io._json import decode_utf8
 from citelens.io._jsonl import RECORDS_UNREADABLE, jsonl_records
 from citelens.io._refusal import Refused
 from citelens.io._values import ReadFailure
@@ -46,6 +45,7 @@ from citelens.io._values import ReadFailure
 __all__ = ["DEFAULT_BLOCK_BYTES", "conform_table", "jsonl_blocks", "merge_types", "stage_jsonl"]
 
 DEFAULT_BLOCK_BYTES = 8 * 1024 * 1024
+_BOM = "\ufeff".encode()
 # The integers a double holds exactly: pyarrow.array refuses to convert any other integer to
 # a float, so a file that mixes such an integer with floats in one field forms no table.
 _EXACT_DOUBLE = 2**53
@@ -60,10 +60,11 @@ class JsonlBlock:
     records: bool
 
 
-def _texts(path: Path, block_bytes: int) -> Iterator[tuple[str, int]]:
-    """The file's text in blocks of whole lines (the BOM removed from the first block only),
-    each pre-scanned, with the number of lines before it; a line beyond the line bound is
-    refused when the bound is reached. A ``.gz``/``.zst`` name is decompressed as it is read
+def line_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """The file's bytes in blocks of whole lines (the UTF-8 BOM removed from the first block
+    only; the bytes not yet checked to be UTF-8), each pre-scanned, with the number of lines
+    before it; a line beyond the line bound is refused when the bound is reached. A
+    ``.gz``/``.zst`` name is decompressed as it is read
     (:func:`citelens.io._compressed.open_text_file`: its decompressed bound applies)."""
     scan = JsonScan(lines=True)
     before = 0
@@ -79,9 +80,15 @@ def _texts(path: Path, block_bytes: int) -> Iterator[tuple[str, int]]:
                 # the rest of the line, never more than the bound allows (+1 to see beyond it)
                 data += handle.readline(_bounds.MAX_LINE_BYTES + 1)
             scan.feed(data)
-            yield (decode_utf8(data) if first else data.decode("utf-8")), before
+            yield (data.removeprefix(_BOM) if first else data), before
             before += data.count(b"\n")
             first = False
+
+
+def _texts(path: Path, block_bytes: int) -> Iterator[tuple[str, int]]:
+    """:func:`line_blocks` as text (invalid UTF-8 raises ``UnicodeDecodeError``)."""
+    for data, before in line_blocks(path, block_bytes):
+        yield data.decode("utf-8"), before
 
 
 def jsonl_blocks(path: object, block_bytes: int = DEFAULT_BLOCK_BYTES) -> Iterator[JsonlBlock]:
