@@ -4,31 +4,20 @@ orphans), evidence the whole ``docs[k - 1]``."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 import pytest
+from _importer_input import fixture_lines, raw_lines
 
 from citelens.errors import CitationImportError
 from citelens.importers import _alce
 
-FIXTURES = Path(__file__).parent / "fixtures" / "alce"
-
-
-def _raw(items: Sequence[object], first: int = 1) -> pl.DataFrame:
-    lines = [json.dumps(item, ensure_ascii=False) for item in items]
-    return pl.DataFrame({"_line": range(first, first + len(lines)), "raw": lines})
-
-
-def _fixture() -> pl.DataFrame:
-    lines = (FIXTURES / "result-items.jsonl").read_text(encoding="utf-8").splitlines()
-    return pl.DataFrame({"_line": range(1, len(lines) + 1), "raw": lines})
+FIXTURE = Path(__file__).parent / "fixtures" / "alce" / "result-items.jsonl"
 
 
 def test_fixture_claims_are_all_the_sentences() -> None:
-    claims = _alce.convert(_fixture()).claims
+    claims = _alce.convert(fixture_lines(FIXTURE)).claims
     no_original = {"source_id": "answer", "offset_unit": "none", "original_start": None,
                    "original_end": None}  # fmt: skip
     assert claims.to_dicts() == [
@@ -50,7 +39,7 @@ def test_fixture_claims_are_all_the_sentences() -> None:
 
 
 def test_fixture_evidence_edges_and_sources() -> None:
-    tables = _alce.convert(_fixture())
+    tables = _alce.convert(fixture_lines(FIXTURE))
     assert tables.evidence.select(
         "document_ref", "evidence_id", "source_id", "start", "end", "source_length", "quote",
         "location_type", "offset_unit",
@@ -96,7 +85,7 @@ def test_markers_follow_eval_py_and_sent_is_preferred() -> None:
             {"title": "T1", "text": "other"},
         ],
     }
-    tables = _alce.convert(_raw([item]))
+    tables = _alce.convert(raw_lines([item]))
     # "Ünïcödé first [1, 2]." = 7 + 1 + 5 + 1 + 7 = 21 code points; "Second [2][2]." [22, 36)
     assert tables.claims.select("claim_id", "start", "end").rows() == [
         ("c0", 0, 21),
@@ -117,7 +106,7 @@ def test_markers_follow_eval_py_and_sent_is_preferred() -> None:
 
 def test_no_markers_give_orphan_claims_and_no_docs_no_rows() -> None:
     items = [{"output": "No citation here. None.", "docs": []}, {"output": "", "docs": None}]
-    tables = _alce.convert(_raw(items))
+    tables = _alce.convert(raw_lines(items))
     # line 1: two sentences, [0, 17) and [18, 23), neither cites; line 2: no sentence
     assert tables.claims.select("document_ref", "claim_id", "start", "end").rows() == [
         ("line-000000001", "c0", 0, 17),
@@ -137,7 +126,7 @@ def test_no_markers_give_orphan_claims_and_no_docs_no_rows() -> None:
 def test_a_marker_beyond_docs_is_an_edge_to_missing_evidence(output: str) -> None:
     # the edge stays and no evidence row exists for it: the support check counts a citation
     # of missing evidence, as eval.py counts the sentence unsupported
-    tables = _alce.convert(_raw([{"output": output, "docs": [{"text": "a"}, {"text": "b"}]}]))
+    tables = _alce.convert(raw_lines([{"output": output, "docs": [{"text": "a"}, {"text": "b"}]}]))
     assert tables.citations.select("claim_id", "evidence_id").rows() == [("c0", "e0.0")]
     assert tables.evidence.height == 0
     assert tables.sources["source_id"].to_list() == ["s0", "s1"]
@@ -161,7 +150,7 @@ def test_a_marker_beyond_docs_is_an_edge_to_missing_evidence(output: str) -> Non
 def test_malformed_lines(item: object, message: str, detail: str) -> None:
     good = {"output": "fine [1].", "docs": [{"text": "ok"}]}
     with pytest.raises(CitationImportError) as caught:
-        _alce.convert(_raw([good, item]))
+        _alce.convert(raw_lines([good, item]))
     assert str(caught.value) == message
     assert caught.value.detail == detail
     assert "CANARY" not in message + detail

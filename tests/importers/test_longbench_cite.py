@@ -6,27 +6,16 @@ ranges of the context, with ``cite`` as the quote."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
-import polars as pl
 import pytest
+from _importer_input import fixture_lines, raw_lines
 
 from citelens.errors import CitationImportError
 from citelens.importers import _longbench_cite
 
-FIXTURES = Path(__file__).parent / "fixtures" / "longbench-cite"
-
-
-def _raw(items: Sequence[object], first: int = 1) -> pl.DataFrame:
-    lines = [json.dumps(item, ensure_ascii=False) for item in items]
-    return pl.DataFrame({"_line": range(first, first + len(lines)), "raw": lines})
-
-
-def _fixture() -> pl.DataFrame:
-    lines = (FIXTURES / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
-    return pl.DataFrame({"_line": range(1, len(lines) + 1), "raw": lines})
+FIXTURE = Path(__file__).parent / "fixtures" / "longbench-cite" / "predictions.jsonl"
 
 
 def _statement(text: str, *citations: Mapping[str, object]) -> dict[str, object]:
@@ -34,7 +23,7 @@ def _statement(text: str, *citations: Mapping[str, object]) -> dict[str, object]
 
 
 def test_fixture_tables() -> None:
-    tables = _longbench_cite.convert(_fixture())
+    tables = _longbench_cite.convert(fixture_lines(FIXTURE))
     none = {"source_id": "answer", "offset_unit": "none", "original_start": None,
             "original_end": None}  # fmt: skip
     # cleaned answer: "Die Zugspitze ist 2962 m hoch." (30) + "Sie wurde 1820 erstmals
@@ -85,7 +74,7 @@ def test_non_ascii_offsets_old_spelling_and_sentence_only_citations() -> None:
             _statement("Zweiter Satz.", {"start_sentence_idx": 1, "end_sentence_idx": 1}),
         ],
     }  # fmt: skip
-    tables = _longbench_cite.convert(_raw([item]))
+    tables = _longbench_cite.convert(raw_lines([item]))
     # "Ärger über Öl." is 14 code points (17 UTF-8 bytes: Ä, ü, Ö take 2 each), so the
     # second statement starts at code point 14, not at Polars' byte offset 17
     assert tables.claims.select("claim_id", "start", "end", "source_length").rows() == [
@@ -114,7 +103,7 @@ def test_statement_not_found_and_repeated_statements() -> None:
             _statement("uncited"),
         ],
     }
-    claims = _longbench_cite.convert(_raw([item])).claims
+    claims = _longbench_cite.convert(raw_lines([item])).claims
     # both "Same." take the first occurrence [0, 5); a statement not in the answer has no
     # span; the uncited statement is a claim too (an orphan), not in the answer either
     assert claims.select("claim_id", "start", "end").rows() == [
@@ -170,7 +159,7 @@ def test_statement_not_found_and_repeated_statements() -> None:
 def test_malformed_lines(item: object, message: str, detail: str) -> None:
     good = {"prediction": "fine", "statements": []}
     with pytest.raises(CitationImportError) as caught:
-        _longbench_cite.convert(_raw([good, item]))
+        _longbench_cite.convert(raw_lines([good, item]))
     assert str(caught.value) == message
     assert caught.value.detail == detail
     assert "CANARY" not in message + detail

@@ -3,6 +3,7 @@ back to the original text is the normalised length of every prefix."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,8 @@ def test_by_hand() -> None:
     # – 10, space 11, S 12, t 13, r 14, a 15, ß 17, e 18
     assert prefix.tolist() == [0, 2, 3, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 18]
     # "fi" at [0, 2) of the normalised text is the ligature [0, 1); "ss" [15, 17) is "ß"
-    assert _approx._back(prefix, 0, 2) == (0, 1)
-    assert _approx._back(prefix, 15, 17) == (16, 17)
+    starts, ends = _approx._spans(prefix, np.array([0, 15]), np.array([2, 17]))
+    assert (starts.tolist(), ends.tolist()) == ([0, 16], [1, 17])
     empty, at = _approx._normalized("")
     assert (empty, at.tolist()) == ("", [0])
 

@@ -4,6 +4,7 @@ identical results for records, Parquet files and the corpus form, canaries, erro
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 import pyarrow.parquet as pq
@@ -201,7 +202,11 @@ def test_missing_columns_and_directory(tmp_path: pathlib.Path) -> None:
 
 
 def test_empty_corpus() -> None:
-    empty = {"evidence": EVIDENCE[:0], "citations": CITATIONS[:0], "sources": SOURCES[:0]}
+    empty: dict[str, Sequence[Mapping[str, object]]] = {
+        "evidence": EVIDENCE[:0],
+        "citations": CITATIONS[:0],
+        "sources": SOURCES[:0],
+    }
     tables = {r: pl.DataFrame(v, schema={"document_ref": pl.String}) for r, v in empty.items()}
     tables["citations"] = tables["citations"].with_columns(
         claim_id=pl.lit(None, pl.String), evidence_id=pl.lit(None, pl.String)
@@ -232,9 +237,9 @@ def test_cli_and_sql_view(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[
     pq.write_table(documents_schema().empty_table(), out / "documents.parquet")  # type: ignore[attr-defined]
     con = open_views(out, results_dir=tmp_path / "no-results")
     try:
-        rows = con.execute(
+        counts = con.execute(
             "SELECT status, count(*) FROM provenance GROUP BY status ORDER BY status"
         ).fetchall()
     finally:
         con.close()
-    assert dict(rows)["relocated"] == 2 and sum(n for _, n in rows) == 12
+    assert dict(counts)["relocated"] == 2 and sum(n for _, n in counts) == 12

@@ -10,7 +10,7 @@ from citelens._pseudonym import key_from_file_option
 from citelens.cli._common import EXIT_FAILED, EXIT_OK, cli_io, fail
 from citelens.cli._progress import input_bytes, open_progress
 from citelens.errors import CitelensError, ProvenanceError
-from citelens.provenance import STATUSES, run_provenance, write_provenance
+from citelens.provenance import STATUSES, write_provenance_corpus
 
 __all__ = ["gate_failures", "run"]
 
@@ -23,28 +23,28 @@ def run(args: argparse.Namespace) -> int:
         if not args.raw_identifiers:
             key = key_from_file_option(args.pseudonym_key_file, ProvenanceError)
         with open_progress(args.progress, size=input_bytes([Path(args.input)])) as display:
+            # checked and written batch by batch: memory follows the batch
             display.phase("evaluating", step="documents")
-            result = run_provenance(
+            summary = write_provenance_corpus(
                 args.input,
+                args.out,
                 fuzzy_threshold=args.fuzzy_threshold,
                 pseudonym_key=key,
                 raw_identifiers=args.raw_identifiers,
                 batch_documents=args.batch_documents,
                 progress=display,
             )
-            display.phase("writing", step="files")
-            write_provenance(result, args.out)
             display.finish()
     except CitelensError as error:
         return fail(error)
-    totals = result.summary["totals"]
+    totals = summary["totals"]
     counts = totals["counts"]
     shown = ", ".join(f"{status} {counts[status]}" for status in STATUSES)
     sys.stdout.write(
-        f"documents: {result.summary['document_count']}; edges: {totals['edges']} ({shown})\n"
+        f"documents: {summary['document_count']}; edges: {totals['edges']} ({shown})\n"
     )
     if args.ci:
-        reasons = gate_failures(result.summary)
+        reasons = gate_failures(summary)
         if reasons:
             sys.stderr.write(f"citelens: provenance gate failed: {', '.join(reasons)}\n")
             return EXIT_FAILED

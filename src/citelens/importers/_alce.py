@@ -33,7 +33,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
-from citelens.importers._frames import exploded, first_line
+from citelens.importers._frames import answer_claims, exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "SENTENCE", "convert", "sentences"]
@@ -89,16 +89,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         .join(decoded.select(LINE, "document_ref", "_docs", "_answer_length"), on=LINE)
     )
     claim_id = pl.lit("c") + pl.col("k").cast(pl.String)
-    claims = cited.select(
-        "document_ref",
-        claim_id.alias("claim_id"),
-        "start",
-        "end",
-        pl.lit("answer").alias("source_id"),
-        pl.col("_answer_length").alias("source_length"),
-        pl.lit("none").alias("offset_unit"),
-        pl.lit(None, pl.Int64).alias("original_start"),
-        pl.lit(None, pl.Int64).alias("original_end"),
+    claims = answer_claims(
+        cited,
+        claim_id=claim_id,
+        start="start",
+        end="end",
+        source_length="_answer_length",
+        offset_unit="none",
     )
 
     markers = exploded(cited, "_markers", "j").with_columns(

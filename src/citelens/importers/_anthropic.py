@@ -47,6 +47,7 @@ import polars as pl
 
 from citelens.importers._anthropic_request import REQUEST, STRING_MARK, one_shape, request_sources
 from citelens.importers._decode import ANY_OBJECT, LINE, decode, malformed
+from citelens.importers._frames import answer_claims
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -306,16 +307,15 @@ def _tables(
 ) -> ImportTables:
     ref = document_refs(pl.col(LINE)).alias("document_ref")
     claim_id = (pl.lit("c") + pl.col("k").cast(pl.String)).alias("claim_id")
-    claim_rows = claims.select(
-        ref,
-        claim_id,
-        "start",
-        "end",
-        source_id=pl.lit("answer"),
+    claim_rows = answer_claims(
+        claims,
+        document_ref=ref,
+        claim_id=claim_id,
+        start="start",
+        end="end",
         source_length="answer",
-        offset_unit=pl.lit("code_point"),
-        original_start="start",
-        original_end="end",
+        offset_unit="code_point",
+        original=("start", "end"),
     )
     evidence = evidence.join(
         _web_ids(evidence), on=[LINE, "url"], how="left", maintain_order="left"

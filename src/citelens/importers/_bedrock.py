@@ -27,7 +27,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
-from citelens.importers._frames import exploded, first_line
+from citelens.importers._frames import answer_claims, exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -71,20 +71,21 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         pl.col("citations").struct.field("generatedResponsePart").struct.field("textResponsePart")
     )
     span = part.struct.field("span")
-    claims = cited.with_columns(
+    spans = cited.with_columns(
         span.struct.field("start").alias("original_start"),
         span.struct.field("end").alias("original_end"),
-        pl.col("answer").str.len_chars().cast(pl.Int64).alias("source_length"),
     )
-    line = first_line(claims, pl.col("original_end") < pl.col("original_start"))
+    line = first_line(spans, pl.col("original_end") < pl.col("original_start"))
     if line is not None:
         raise malformed(FORMAT, f"{_SPAN_PATH}.end", "must not be before start", line)
-    claims = claims.with_columns(
-        (pl.lit("c") + pl.col("k").cast(pl.String)).alias("claim_id"),
-        pl.col("original_start").alias("start"),
-        (pl.col("original_end") + 1).alias("end"),  # inclusive last character -> half-open
-        pl.lit("answer").alias("source_id"),
-        pl.lit("code_point").alias("offset_unit"),
+    claims = answer_claims(
+        spans,
+        claim_id=pl.lit("c") + pl.col("k").cast(pl.String),
+        start="original_start",
+        end=pl.col("original_end") + 1,  # inclusive last character -> half-open
+        source_length=pl.col("answer").str.len_chars().cast(pl.Int64),
+        offset_unit="code_point",
+        original=("original_start", "original_end"),
     )
 
     refs = exploded(

@@ -34,7 +34,7 @@ import duckdb
 import polars as pl
 
 from citelens.importers._decode import LINE, RAW, decode
-from citelens.importers._frames import exploded, raise_first
+from citelens.importers._frames import answer_claims, exploded, raise_first
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -182,16 +182,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         document_refs(pl.col(LINE)).alias("document_ref"),
         pl.format("c{}", "_k").alias("claim_id"),
     )
-    claims = cited.select(
-        "document_ref",
-        "claim_id",
-        (pl.col("start") + pl.col("_shift")).alias("start"),
-        (pl.col("end") + pl.col("_shift")).alias("end"),
-        pl.lit("answer").alias("source_id"),
-        pl.col("_answer_length").alias("source_length"),
-        pl.lit("code_point").alias("offset_unit"),
-        pl.col("start").alias("original_start"),
-        pl.col("end").alias("original_end"),
+    claims = answer_claims(
+        cited,
+        start=pl.col("start") + pl.col("_shift"),
+        end=pl.col("end") + pl.col("_shift"),
+        source_length="_answer_length",
+        offset_unit="code_point",
+        original=("start", "end"),
     )
     edges = exploded(
         cited.select(LINE, "_k", "document_ref", "claim_id", "sources"), "sources", "_j"

@@ -35,7 +35,7 @@ import polars as pl
 
 from citelens._offsets import to_code_points
 from citelens.importers._decode import LINE, decode
-from citelens.importers._frames import exploded, raise_first
+from citelens.importers._frames import answer_claims, exploded, raise_first
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -218,16 +218,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         document_refs(pl.col(LINE)).alias("document_ref"),
         pl.format("c{}", "_k").alias("claim_id"),
     )
-    claims = supports.select(
-        "document_ref",
-        "claim_id",
-        (pl.col("_start") + pl.col("_shift")).alias("start"),
-        (pl.col("_end") + pl.col("_shift")).alias("end"),
-        pl.lit("answer").alias("source_id"),
-        pl.col("_answer_length").alias("source_length"),
-        pl.lit("utf8_byte").alias("offset_unit"),
-        pl.col("_ostart").alias("original_start"),
-        pl.col("_oend").alias("original_end"),
+    claims = answer_claims(
+        supports,
+        start=pl.col("_start") + pl.col("_shift"),
+        end=pl.col("_end") + pl.col("_shift"),
+        source_length="_answer_length",
+        offset_unit="utf8_byte",
+        original=("_ostart", "_oend"),
     )
     cited = exploded(
         supports.select(LINE, "_cand", "_k", "document_ref", "claim_id", "_indices"),

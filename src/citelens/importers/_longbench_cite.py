@@ -35,7 +35,7 @@ import polars as pl
 
 from citelens._offsets import to_code_points
 from citelens.importers._decode import LINE, decode, malformed
-from citelens.importers._frames import exploded, first_line
+from citelens.importers._frames import answer_claims, exploded, first_line
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -124,16 +124,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
     )
     claim_id = pl.lit("c") + pl.col("k").cast(pl.String)
     spans = _statement_spans(cited.select(LINE, "k", "_statement"), decoded.select(LINE, "_answer"))
-    claims = spans.join(decoded.select(LINE, "document_ref"), on=LINE).select(
-        "document_ref",
-        claim_id.alias("claim_id"),
-        "start",
-        "end",
-        pl.lit("answer").alias("source_id"),
-        pl.col("_answer").str.len_chars().cast(pl.Int64).alias("source_length"),
-        pl.lit("none").alias("offset_unit"),
-        pl.lit(None, pl.Int64).alias("original_start"),
-        pl.lit(None, pl.Int64).alias("original_end"),
+    claims = answer_claims(
+        spans.join(decoded.select(LINE, "document_ref"), on=LINE),
+        claim_id=claim_id,
+        start="start",
+        end="end",
+        source_length=pl.col("_answer").str.len_chars().cast(pl.Int64),
+        offset_unit="none",
     )
 
     cites = exploded(cited.rename({"_cites": "_cite"}), "_cite", "j")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import polars as pl
 
 from citelens.importers._decode import LINE, decode, malformed
-from citelens.importers._frames import exploded
+from citelens.importers._frames import answer_claims, exploded
 from citelens.importers._tables import ImportTables, document_refs
 
 __all__ = ["FORMAT", "convert"]
@@ -182,16 +182,13 @@ def convert(raw: pl.DataFrame) -> ImportTables:
         (pl.lit("c") + pl.col("_k").cast(pl.String)).alias("claim_id"),
     )
     rows = rows.with_columns(pl.format("e{}.{}", "_k", "_j").alias("evidence_id"))
-    claims = rows.unique(["document_ref", "claim_id"], keep="first", maintain_order=True).select(
-        "document_ref",
-        "claim_id",
-        (pl.col("_start") + pl.col("_shift")).alias("start"),
-        (pl.col("_end") + pl.col("_shift")).alias("end"),
-        pl.lit("answer").alias("source_id"),
-        pl.col("_answer_length").alias("source_length"),
-        pl.lit("code_point").alias("offset_unit"),
-        pl.col("_start").alias("original_start"),
-        pl.col("_end").alias("original_end"),
+    claims = answer_claims(
+        rows.unique(["document_ref", "claim_id"], keep="first", maintain_order=True),
+        start=pl.col("_start") + pl.col("_shift"),
+        end=pl.col("_end") + pl.col("_shift"),
+        source_length="_answer_length",
+        offset_unit="code_point",
+        original=("_start", "_end"),
     )
     null = pl.lit(None, dtype=pl.Int64)
     evidence = rows.select(

@@ -4,8 +4,10 @@ For every citation edge (a citation joined to its evidence, the evidence to its 
 one status, in this precedence: ``exact``, ``offset_unit``, ``relocated``, ``misattributed``,
 ``normalized``, ``fuzzy``, ``absent``; ``not_checkable`` (no quote, or no source text) is
 counted apart. The verbatim statuses are whole-column Polars work
-(:mod:`citelens.provenance._verbatim`), the others a loop over the remainder only
-(:mod:`citelens.provenance._approx`). See ``docs/provenance.md``.
+(:mod:`citelens.provenance._verbatim`); the others work on the remainder only
+(:mod:`citelens.provenance._approx`: one vectorised normalisation of its quotes and sources,
+then a loop over its edges for the nearest occurrence and rapidfuzz's alignment). See
+``docs/provenance.md``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from citelens.provenance._api import (
     check_provenance,
     run_provenance,
     write_provenance,
+    write_provenance_corpus,
 )
 from citelens.provenance._approx import normalize
 
@@ -34,4 +37,5 @@ __all__ = [
     "normalize",
     "run_provenance",
     "write_provenance",
+    "write_provenance_corpus",
 ]

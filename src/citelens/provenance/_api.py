@@ -3,16 +3,24 @@ outputs."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.parquet as pq
 
-from citelens._atomic import WriteFailure, parquet_bytes, write_many_atomic
+from citelens._atomic import (
+    WRITE_ERRORS,
+    StagedFiles,
+    WriteFailure,
+    parquet_bytes,
+    write_many_atomic,
+)
 from citelens._jsonout import canonical_json
 from citelens._pseudonym import pseudonymise_series, resolve_key
 from citelens.errors import ProvenanceError
@@ -29,6 +37,7 @@ __all__ = [
     "check_provenance",
     "run_provenance",
     "write_provenance",
+    "write_provenance_corpus",
 ]
 
 STATUSES: tuple[str, ...] = (
@@ -114,14 +123,16 @@ def _check(tables: Tables, threshold: float) -> pl.DataFrame:
 
 
 def _pseudonymised(frame: pl.DataFrame, key: bytes) -> pl.DataFrame:
-    """Every identifier column keyed-pseudonymised, each distinct value hashed once."""
+    """Every identifier column keyed-pseudonymised, each distinct value hashed once (and
+    mapped back by a join of the columns, not through Python objects)."""
     columns = []
     for name in _ID_COLUMNS:
         values = frame.get_column(name)
         distinct = values.drop_nulls().unique().sort()
         mapped = pseudonymise_series(distinct, key)
-        lookup = dict(zip(distinct.to_list(), mapped.to_list(), strict=True))
-        columns.append(values.replace_strict(lookup, default=None, return_dtype=pl.String))
+        columns.append(
+            values.replace_strict(distinct, mapped, default=None, return_dtype=pl.String)
+        )
     return frame.with_columns(columns)
 
 
@@ -136,11 +147,17 @@ def _one_summary(counts: Mapping[str, int]) -> dict[str, Any]:
     return {"edges": edges, "checkable": checkable, "counts": full, "rates": rates}
 
 
-def _summary(frame: pl.DataFrame, threshold: float) -> dict[str, Any]:
-    """Counts and rates per status, in total and per document (keyed by its pseudonym).
-    Rates of the seven checked statuses are over the checkable edges; ``not_checkable``'s
-    over all edges; null when the denominator is 0."""
-    grouped = frame.group_by("document_ref", "status").len().rows()
+def _counts(frame: pl.DataFrame) -> pl.DataFrame:
+    """Edges per document and status (``document_ref``, ``status``, ``edges``)."""
+    return frame.group_by("document_ref", "status").agg(edges=pl.len().cast(pl.Int64))
+
+
+def _summary(counts: pl.DataFrame, threshold: float) -> dict[str, Any]:
+    """Counts and rates per status, in total and per document (keyed by its pseudonym), of
+    the :func:`_counts` of the edges (several parts of them may repeat a document). Rates of
+    the seven checked statuses are over the checkable edges; ``not_checkable``'s over all
+    edges; null when the denominator is 0."""
+    grouped = counts.group_by("document_ref", "status").agg(pl.col("edges").sum()).rows()
     per_document: dict[str, dict[str, int]] = {}
     totals: dict[str, int] = {}
     for document, status, count in grouped:  # one row per document and status: output only
@@ -156,6 +173,27 @@ def _summary(frame: pl.DataFrame, threshold: float) -> dict[str, Any]:
     }
 
 
+def _summary_markdown(summary: dict[str, Any]) -> str:
+    """The totals of ``summary`` as Markdown (``summary.md``)."""
+    totals = summary["totals"]
+    lines = [
+        "# Verbatim provenance",
+        "",
+        f"- Documents: {summary['document_count']}",
+        f"- Citation edges: {totals['edges']} (checkable {totals['checkable']})",
+        f"- Fuzzy threshold: {summary['fuzzy_threshold']}",
+        "",
+        "| Status | Edges | Rate |",
+        "| --- | ---: | ---: |",
+    ]
+    for status in STATUSES:
+        rate = totals["rates"][status]
+        shown = "n/a" if rate is None else f"{rate:.4f}"
+        lines.append(f"| {status} | {totals['counts'][status]} | {shown} |")
+    lines += ["", "Rates are over checkable edges (not_checkable: over all edges)."]
+    return "\n".join(lines) + "\n"
+
+
 class ProvenanceResult:
     """The provenance of every citation edge: :meth:`to_polars` (one row per edge,
     :data:`OUTPUT_SCHEMA`, identifiers pseudonymised unless raw ones were asked for) and
@@ -164,7 +202,7 @@ class ProvenanceResult:
     def __init__(self, frame: pl.DataFrame, fuzzy_threshold: float) -> None:
         self._frame = frame
         self.fuzzy_threshold = fuzzy_threshold
-        self.summary: dict[str, Any] = _summary(frame, fuzzy_threshold)
+        self.summary: dict[str, Any] = _summary(_counts(frame), fuzzy_threshold)
 
     def to_polars(self) -> pl.DataFrame:
         """One row per citation edge."""
@@ -184,23 +222,7 @@ class ProvenanceResult:
 
     def summary_markdown(self) -> str:
         """The totals as Markdown (``summary.md``)."""
-        totals = self.summary["totals"]
-        lines = [
-            "# Verbatim provenance",
-            "",
-            f"- Documents: {self.summary['document_count']}",
-            f"- Citation edges: {totals['edges']} (checkable {totals['checkable']})",
-            f"- Fuzzy threshold: {self.fuzzy_threshold}",
-            "",
-            "| Status | Edges | Rate |",
-            "| --- | ---: | ---: |",
-        ]
-        for status in STATUSES:
-            rate = totals["rates"][status]
-            shown = "n/a" if rate is None else f"{rate:.4f}"
-            lines.append(f"| {status} | {totals['counts'][status]} | {shown} |")
-        lines += ["", "Rates are over checkable edges (not_checkable: over all edges)."]
-        return "\n".join(lines) + "\n"
+        return _summary_markdown(self.summary)
 
     def write(self, out_dir: object) -> list[Path]:
         """:func:`write_provenance` of this result."""
@@ -259,6 +281,19 @@ def run_provenance(
     threshold = _threshold(fuzzy_threshold)
     size = _batch_size(batch_documents)
     key = None if raw_identifiers else resolve_key(pseudonym_key, ProvenanceError)
+    frames = list(_checked_batches(corpus, threshold, size, None, progress))
+    return _finish(frames, threshold, key)
+
+
+def _checked_batches(
+    corpus: object,
+    threshold: float,
+    size: int,
+    key: bytes | None,
+    progress: Callable[[int, int], None] | None,
+) -> Iterator[pl.DataFrame]:
+    """The edge rows of ``corpus``, ``size`` documents at a time (pseudonymised with ``key``
+    unless it is None), in ``document_ref`` order."""
     if hasattr(corpus, "tables") and callable(corpus.tables):
         corpus = corpus.tables()
     if isinstance(corpus, Mapping):
@@ -271,15 +306,72 @@ def run_provenance(
         scans = corpus_scans(corpus)
     else:
         raise ProvenanceError("provenance input is not accessible", "input")
-    frames = []
     done = 0
     refs = corpus_refs(scans)
-    for count, tables in batches(scans, refs, size):
-        frames.append(_check(tables, threshold))
+    for count, batch in batches(scans, refs, size):
+        frame = _check(batch, threshold)
+        yield frame if key is None else _pseudonymised(frame, key)
         done += count
         if progress is not None:
             progress(done, len(refs))
-    return _finish(frames, threshold, key)
+
+
+def write_provenance_corpus(
+    corpus: object,
+    out_dir: object,
+    *,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    pseudonym_key: bytes | None = None,
+    raw_identifiers: bool = False,
+    batch_documents: int = DEFAULT_BATCH_DOCUMENTS,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """:func:`run_provenance` and :func:`write_provenance` in one pass that streams: each
+    batch of documents is checked, pseudonymised and written to ``provenance.parquet`` (one
+    row group per batch) before the next is read, so memory follows the batch, not the
+    corpus; ``summary.json``/``summary.md`` follow from the counts. The same rows, summary and
+    Markdown as the two calls (the Parquet's row groups apart), written as one output set.
+    Returns the summary (:attr:`ProvenanceResult.summary`)."""
+    threshold = _threshold(fuzzy_threshold)
+    size = _batch_size(batch_documents)
+    key = None if raw_identifiers else resolve_key(pseudonym_key, ProvenanceError)
+    root = _out_root(out_dir)
+    counts: list[pl.DataFrame] = []
+    summary: dict[str, Any] = {}
+    failed = False
+    try:
+        with StagedFiles() as staged:
+            handle = staged.open(root / "provenance.parquet")
+            schema = pl.DataFrame(schema=OUTPUT_SCHEMA).to_arrow().schema
+            writer = pq.ParquetWriter(handle, schema, compression="zstd")
+            try:
+                for frame in _checked_batches(corpus, threshold, size, key, progress):
+                    counts.append(_counts(frame))
+                    writer.write_table(frame.to_arrow())
+            finally:  # closed before its file is committed, or removed on failure
+                with contextlib.suppress(*WRITE_ERRORS):
+                    writer.close()
+            empty = pl.DataFrame(
+                schema={"document_ref": pl.String, "status": pl.String, "edges": pl.Int64}
+            )
+            summary = _summary(pl.concat(counts) if counts else empty, threshold)
+            for name, text in (
+                ("summary.json", canonical_json(summary)),
+                ("summary.md", _summary_markdown(summary)),
+            ):
+                staged.open(root / name).write(text.encode("utf-8"))
+            staged.commit()
+    except (WriteFailure, *WRITE_ERRORS):
+        failed = True
+    if failed:
+        raise ProvenanceError(_WRITE_FAILED, "io")
+    return summary
+
+
+def _out_root(out_dir: object) -> Path:
+    if not isinstance(out_dir, str | os.PathLike):
+        raise ProvenanceError(_WRITE_FAILED, "io")
+    return Path(os.fspath(out_dir))
 
 
 def write_provenance(result: ProvenanceResult, out_dir: object) -> list[Path]:
@@ -287,9 +379,7 @@ def write_provenance(result: ProvenanceResult, out_dir: object) -> list[Path]:
     one output set (atomic; missing directories are created). Returns the written paths."""
     if not isinstance(result, ProvenanceResult):
         raise ProvenanceError("result must be a ProvenanceResult", "input")
-    if not isinstance(out_dir, str | os.PathLike):
-        raise ProvenanceError(_WRITE_FAILED, "io")
-    root = Path(os.fspath(out_dir))
+    root = _out_root(out_dir)
     files = [
         (root / "provenance.parquet", parquet_bytes(result.to_arrow())),
         (root / "summary.json", result.summary_json().encode("utf-8")),

@@ -84,11 +84,17 @@ def verbatim_statuses(edges: pl.DataFrame, sources: pl.DataFrame) -> pl.DataFram
     edges settled verbatim and null for the rest (normalized, fuzzy or absent: decided by
     :mod:`citelens.provenance._approx`)."""
     if sources.height:
-        text = _texts(sources, edges.get_column("_src").fill_null(0).cast(pl.Int64))
+        rows = edges.get_column("_src").fill_null(0).cast(pl.Int64)
+        text = _texts(sources, rows)
+        # each source's length counted once, not once per edge that cites it
+        length = sources.get_column("text").str.len_chars().cast(pl.Int64).gather(rows)
     else:
         text = pl.Series("text", [None] * edges.height, dtype=pl.String)
+        length = pl.Series("text", [None] * edges.height, dtype=pl.Int64)
+    known = pl.col("_src").is_not_null()
     frame = edges.with_columns(
-        pl.when(pl.col("_src").is_not_null()).then(text).otherwise(None).alias("text")
+        pl.when(known).then(text).otherwise(None).alias("text"),
+        pl.when(known).then(length).otherwise(None).alias("_text_length"),
     )
     frame = frame.with_columns(
         [pl.lit(None, dtype=dtype).alias(name) for name, dtype in STATUS_COLUMNS.items()]
@@ -103,18 +109,15 @@ def verbatim_statuses(edges: pl.DataFrame, sources: pl.DataFrame) -> pl.DataFram
     frame = _offset_units(frame, sources)
     frame = _relocated(frame)
     frame = _misattributed(frame, sources)
-    return frame.sort("_edge")
+    return frame.drop("_text_length").sort("_edge")
 
 
 def _span_equals(frame: pl.DataFrame, start: str, end: str) -> pl.Expr:
-    """The quote equals the text at code points ``[start, end)`` (a known, possible span)."""
+    """The quote equals the text at code points ``[start, end)`` (a known, possible span;
+    ``_text_length`` is the text's length)."""
     s, e = pl.col(start), pl.col(end)
     possible = (
-        s.is_not_null()
-        & e.is_not_null()
-        & (s >= 0)
-        & (s <= e)
-        & (e <= pl.col("text").str.len_chars())
+        s.is_not_null() & e.is_not_null() & (s >= 0) & (s <= e) & (e <= pl.col("_text_length"))
     )
     sliced = pl.col("text").str.slice(
         pl.when(possible).then(s).otherwise(0), pl.when(possible).then(e - s).otherwise(0)
@@ -176,6 +179,7 @@ def _offset_units(frame: pl.DataFrame, sources: pl.DataFrame) -> pl.DataFrame:
                     "_name": pl.Series([name] * open_rows.height, dtype=pl.String),
                     "quote": open_rows.get_column("quote"),
                     "text": open_rows.get_column("text"),
+                    "_text_length": open_rows.get_column("_text_length"),
                 }
             ).filter((pl.col("_s") >= 0) & (pl.col("_e") >= 0))
         )
@@ -205,9 +209,11 @@ def _relocated(frame: pl.DataFrame) -> pl.DataFrame:
     """``relocated``: the quote occurs verbatim elsewhere in the cited text; the occurrence
     nearest the cited start (from 0 when none is known; the earlier one on a tie) is found.
     Occurrences are those of ``str.split``: left to right, not overlapping."""
-    open_rows = frame.filter(
-        pl.col("status").is_null()
-        & pl.col("text").str.contains(pl.col("quote"), literal=True).fill_null(False)
+    # the open rows first: a search through every edge's text (the settled ones included)
+    # measured 1.8 s of a 1,000,000-edge check
+    open_rows = frame.filter(pl.col("status").is_null())
+    open_rows = open_rows.filter(
+        pl.col("text").str.contains(pl.col("quote"), literal=True).fill_null(False)
     )
     if open_rows.height == 0:
         return frame
