@@ -7,12 +7,11 @@ responses have ``end - start + 1 == len(textResponsePart.text)``), so every clai
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 import pytest
+from _importer_input import fixture_lines, raw_lines
 
 from citelens.errors import CitationImportError
 from citelens.importers import _bedrock
@@ -20,14 +19,11 @@ from citelens.importers import _bedrock
 FIXTURES = Path(__file__).parent / "fixtures" / "bedrock"
 
 
-def _raw(items: Sequence[object], first: int = 1) -> pl.DataFrame:
-    lines = [json.dumps(item, ensure_ascii=False) for item in items]
-    return pl.DataFrame({"_line": range(first, first + len(lines)), "raw": lines})
+_raw = raw_lines
 
 
 def _fixture() -> pl.DataFrame:
-    lines = (FIXTURES / "responses.jsonl").read_text(encoding="utf-8").splitlines()
-    return pl.DataFrame({"_line": range(1, len(lines) + 1), "raw": lines})
+    return fixture_lines(FIXTURES / "responses.jsonl")
 
 
 def _citation(start: int, end: int, references: list[object]) -> dict[str, object]:

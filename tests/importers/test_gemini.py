@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
+from _importer_input import raw_lines
 
 from citelens.errors import CitationImportError
 from citelens.importers import _gemini
@@ -16,10 +16,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
 
 
 def _raw(*lines: Any) -> pl.DataFrame:
-    return pl.DataFrame(
-        {"_line": list(range(1, len(lines) + 1)), "raw": [json.dumps(x) for x in lines]},
-        schema={"_line": pl.Int64, "raw": pl.String},
-    )
+    return raw_lines(lines)
 
 
 def _response(parts: list[str], chunks: list[Any], supports: list[Any]) -> dict[str, Any]:
