@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from citelens.errors import CitationImportError
-from citelens.importers import import_corpus, import_exchanges, write_corpus
+from citelens.importers import FORMATS, import_corpus, import_exchanges, write_corpus
 
 FIXTURE = Path(__file__).parent / "fixtures" / "anthropic" / "exchanges.jsonl"
 
@@ -91,3 +91,28 @@ def test_a_refused_streamed_import_leaves_the_old_set(
         import_corpus("anthropic", bad, out)
     assert caught.value.detail == "anthropic line 3: content must be a list"
     assert {path.name: path.read_bytes() for path in out.iterdir()} == old
+
+
+def test_an_interrupt_between_batches_leaves_the_old_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a Ctrl-C arriving while the third batch converts (the writer thread holds the second):
+    # the interrupt propagates, the old set stays, no staging file is left
+    out = tmp_path / "out"
+    old = {path.name: path.read_bytes() for path in import_corpus("anthropic", FIXTURE, out).paths}
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BLOCK_BYTES", 16)
+    monkeypatch.setattr("citelens.importers._lines.DEFAULT_BATCH_BYTES", 1)
+    convert = FORMATS["anthropic"]
+    calls = []
+
+    def interrupted(raw):  # type: ignore[no-untyped-def]
+        calls.append(raw.height)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return convert(raw)
+
+    monkeypatch.setattr("citelens.importers._converter", lambda fmt: interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        import_corpus("anthropic", FIXTURE, out)
+    assert calls == [1, 1, 1]  # one exchange per batch, the third interrupted
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == old  # no staging left
