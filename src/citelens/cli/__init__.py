@@ -122,6 +122,7 @@ _COMMAND_MODULES: dict[str, str] = {
     "report": "citelens.cli._report",
     "import": "citelens.cli._import",
     "provenance": "citelens.cli._provenance",
+    "mcp": "citelens.cli._mcp",
 }
 
 

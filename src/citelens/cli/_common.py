@@ -75,6 +75,7 @@ COMMAND_HELP: dict[str, str] = {
     "report": "render a self-contained HTML report (charts, no script) of a citelens output",
     "import": "import provider or benchmark exchanges (JSON Lines) into a corpus directory",
     "provenance": "verbatim provenance: is each cited quote really in its source text?",
+    "mcp": "MCP server (stdio): the deterministic checks as tools for agents",
 }
 
 
