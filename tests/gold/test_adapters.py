@@ -30,7 +30,14 @@ async def answer(question, context):
 def test_bundled_lexical() -> None:
     adapter = load_adapter("lexical")
     assert adapter.name == "lexical"
-    assert adapter.capabilities == ("claims", "verdicts", "grounding")
+    assert adapter.capabilities == (
+        "claims",
+        "verdicts",
+        "grounding",
+        "redaction",
+        "simplification",
+        "retrieval",
+    )
     assert adapter.call("run_model").value == "lexical-1"
 
 
@@ -80,7 +87,8 @@ def test_every_validation_problem_in_order() -> None:
         "missing required export: online_available()",
         "export online_config_hint is not callable",
         "no capability implemented — provide split_claims() (claims), analyze_batch() "
-        "(verdicts) or answer() (grounding)",
+        "(verdicts), answer() (grounding), redact() (redaction), simplify() (simplification) "
+        "or fetch_record() (retrieval)",
         "export analyze_batch is not callable",
         "optional export reset_timing is not callable",
         'meta must be a mapping with a non-empty string "name"',

@@ -59,11 +59,12 @@ def test_offline_console_layout(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_ignored_note(capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path) -> None:
     write_case(tmp_path / "ds", "a.json", qa_case("a"))
-    write_case(tmp_path / "ds", "b.json", {"id": "b", "kind": "retrieval"})
-    write_case(tmp_path / "ds", "c.json", {"id": "c", "kind": "redaction"})
+    # redaction and retrieval are supported since issue 13: two unknown kinds instead
+    write_case(tmp_path / "ds", "b.json", {"id": "b", "kind": "later-b"})
+    write_case(tmp_path / "ds", "c.json", {"id": "c", "kind": "later-a"})
     code, out, _ = _gold(capsys, "run", "--datasets", "ds")
     assert code == 0
-    assert "  note: 2 case(s) ignored (kind not supported): redaction 1, retrieval 1" in out
+    assert "  note: 2 case(s) ignored (kind not supported): later-a 1, later-b 1" in out
 
 
 def test_json_and_markdown_go_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:

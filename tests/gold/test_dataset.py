@@ -29,7 +29,9 @@ def test_opengate_validates_with_digest(opengate: pathlib.Path) -> None:
     assert ds is not None
     assert ds.digest == OPENGATE_DIGEST
     assert (len(ds.qa), len(ds.grounding)) == (27, 3)
-    assert ds.ignored == {"redaction": 5, "retrieval": 1, "simplification": 3}
+    # issue 13: the three kinds are loaded now, nothing is ignored
+    assert (len(ds.redaction), len(ds.simplification), len(ds.retrieval)) == (5, 3, 1)
+    assert ds.ignored == {}
     assert sum(len(c.gold_claims) for c in ds.qa) == 68
     assert sum(len(c.gold_non_claims) for c in ds.qa) == 8
     assert sum(len(c.references) for c in ds.qa) == 48
@@ -152,11 +154,11 @@ def test_wrong_types_named_by_json_path(tmp_path: pathlib.Path) -> None:
 
 
 def test_ignored_kinds_only_validate_id(tmp_path: pathlib.Path) -> None:
-    write_case(tmp_path, "r.json", {"id": "r", "kind": "redaction", "whatever": 1})
+    write_case(tmp_path, "r.json", {"id": "r", "kind": "other-kind", "whatever": 1})
     write_case(tmp_path, "u.json", {"id": "u", "kind": "future-kind"})
     write_case(tmp_path, "q.json", qa_case("q"))
     ds = load_dataset(tmp_path)
-    assert ds.ignored == {"future-kind": 1, "redaction": 1}
+    assert ds.ignored == {"future-kind": 1, "other-kind": 1}
     assert ds.case_count == 3
 
 

@@ -142,7 +142,7 @@ def test_hostile_case_files(workdir: pathlib.Path, raw: bytes) -> None:
         if dataset is not None:
             adapter = gold.load_adapter("lexical")
             result = check_call(lambda: gold.run_scorers(dataset, adapter, online=True))
-            assert isinstance(result, list) and len(result) == 4
+            assert isinstance(result, list) and len(result) == 7
 
 
 # A spec is never arbitrary text: the harness would import whatever module it names.

@@ -36,6 +36,9 @@ CAPABILITIES: tuple[tuple[str, str], ...] = (
     ("claims", "split_claims"),
     ("verdicts", "analyze_batch"),
     ("grounding", "answer"),
+    ("redaction", "redact"),
+    ("simplification", "simplify"),
+    ("retrieval", "fetch_record"),
 )
 """(capability, export) pairs in capability order."""
 
@@ -44,6 +47,12 @@ _OPTIONAL = ("run_model", "reset_timing", "call_latencies", "reset_tokens", "tok
 _BUNDLED = ("lexical", "http", "openai")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _MISSING = object()
+# the line lists every capability from CAPABILITIES, so a new one can never be left out of it
+_NO_CAPABILITY = (
+    "no capability implemented — provide "
+    + ", ".join(f"{export}() ({cap})" for cap, export in CAPABILITIES[:-1])
+    + f" or {CAPABILITIES[-1][1]}() ({CAPABILITIES[-1][0]})"
+)
 _COUNTER = itertools.count(1)
 
 
@@ -212,10 +221,7 @@ def _problems(obj: Any) -> list[str]:
         if value is not _MISSING and not callable(value):
             problems.append(f"export {name} is not callable")
     if not any(callable(_attr(obj, export)) for _, export in CAPABILITIES):
-        problems.append(
-            "no capability implemented — provide split_claims() (claims), analyze_batch() "
-            "(verdicts) or answer() (grounding)"
-        )
+        problems.append(_NO_CAPABILITY)
     for _, export in CAPABILITIES:
         value = _attr(obj, export)
         if value is not _MISSING and not callable(value):

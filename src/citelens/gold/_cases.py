@@ -1,5 +1,6 @@
-"""Gold case records (gold-harness.md §2, §3): the verdict scale, citation keys, the QA and
-grounding cases, the citation-style fixture and the loaded dataset."""
+"""Gold case records (gold-harness.md §2, §3; issue 13): the verdict scale, citation keys, the
+QA, grounding, redaction, simplification and retrieval cases, the citation-style fixture and the
+loaded dataset."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ __all__ = [
     "GoldVerdict",
     "GroundingCase",
     "QACase",
+    "RedactionCase",
+    "RedactionEntity",
     "Reference",
+    "RetrievalAnchor",
+    "RetrievalCase",
+    "SimplificationCase",
     "StyleItem",
     "canonical_key",
     "verdict_index",
@@ -154,6 +160,65 @@ class GroundingCase:
 
 
 @dataclass(frozen=True)
+class RedactionEntity:
+    """An identifier a redaction must remove (``goldEntities``) or a tracked gap."""
+
+    type: str
+    value: str
+
+
+@dataclass(frozen=True)
+class RedactionCase:
+    """A redaction gold case (issue 13, ``kind: "redaction"``)."""
+
+    id: str
+    file: str
+    text: str
+    entities: tuple[RedactionEntity, ...]
+    known_gaps: tuple[RedactionEntity, ...]
+
+
+@dataclass(frozen=True)
+class SimplificationCase:
+    """A simplification gold case (issue 13, ``kind: "simplification"``).
+
+    ``options`` holds the optional ``audience``/``tone``/``length``/``language`` texts the case
+    declares, in that order; they are passed to the adapter's ``simplify`` as given.
+    """
+
+    id: str
+    file: str
+    text: str
+    options: tuple[tuple[str, str], ...]
+    anchors: tuple[Anchor, ...]
+    allowed_new_numbers: tuple[str | int | float, ...]
+    max_bullets: int | None
+    max_words_per_bullet: int | None
+
+
+@dataclass(frozen=True)
+class RetrievalAnchor:
+    """A ground-truth check on one record field: ``kind`` is ``equals``, ``contains`` or
+    ``minCount`` and ``expected`` its text (``equals``/``contains``) or count (``minCount``)."""
+
+    field: str
+    kind: str
+    expected: str | int
+
+
+@dataclass(frozen=True)
+class RetrievalCase:
+    """A retrieval gold case (issue 13, ``kind: "retrieval"``)."""
+
+    id: str
+    file: str
+    record_id: str
+    record_type: str
+    require_fields: tuple[str, ...]
+    anchors: tuple[RetrievalAnchor, ...]
+
+
+@dataclass(frozen=True)
 class StyleItem:
     """One item of the citation-style fixture (§2.6)."""
 
@@ -175,13 +240,25 @@ class GoldDataset:
     fixture: tuple[StyleItem, ...] | None
     digest: str
     order: tuple[str, ...] = field(default=())
+    redaction: tuple[RedactionCase, ...] = field(default=())
+    simplification: tuple[SimplificationCase, ...] = field(default=())
+    retrieval: tuple[RetrievalCase, ...] = field(default=())
 
     @property
     def case_count(self) -> int:
         """Every loaded case, ignored ones included (``GoldError`` for a hand-built dataset
         whose fields are not collections of cases and a mapping of counts)."""
         # the fields may be the caller's objects (their __len__, values() and __add__ run)
-        count = caller(lambda: len(self.qa) + len(self.grounding) + sum(self.ignored.values()))
+        count = caller(
+            lambda: (
+                len(self.qa)
+                + len(self.grounding)
+                + len(self.redaction)
+                + len(self.simplification)
+                + len(self.retrieval)
+                + sum(self.ignored.values())
+            )
+        )
         if isinstance(count, bool) or not isinstance(count, int):
             raise invalid()
         return int.__index__(count)
@@ -189,7 +266,8 @@ class GoldDataset:
     def __repr__(self) -> str:
         return (
             f"GoldDataset(qa={len(self.qa)}, grounding={len(self.grounding)}, "
-            f"ignored={sum(self.ignored.values())})"
+            f"redaction={len(self.redaction)}, simplification={len(self.simplification)}, "
+            f"retrieval={len(self.retrieval)}, ignored={sum(self.ignored.values())})"
         )
 
 

@@ -195,7 +195,7 @@ def load_adapter(spec: str) -> _adapters.LoadedAdapter:
 def run_scorers(
     dataset: GoldDataset, adapter: _adapters.LoadedAdapter, online: bool, repeats: int = 1
 ) -> list[_scorers.ScorerResult]:
-    """Run the four scorers in order; returns one entry per scorer.
+    """Run the seven scorers in order; returns one entry per scorer.
 
     ``repeats`` is an integer from 1 to 100 (as ``--repeats``). Adapter errors are scorer
     failures (gold-harness.md §6.0); an unexpected exception inside citelens raises

@@ -25,7 +25,12 @@ from citelens.gold._cases import (
     GoldVerdict,
     GroundingCase,
     QACase,
+    RedactionCase,
+    RedactionEntity,
     Reference,
+    RetrievalAnchor,
+    RetrievalCase,
+    SimplificationCase,
     StyleItem,
 )
 from citelens.gold._guard import as_flag, as_items, as_text, caller, invalid
@@ -148,6 +153,70 @@ def _grounding(value: object) -> GroundingCase:
     )
 
 
+def _entity(value: object) -> RedactionEntity:
+    entity = _record(value, RedactionEntity)
+    return RedactionEntity(as_text(entity.type), as_text(entity.value))
+
+
+def _redaction(value: object) -> RedactionCase:
+    case = _record(value, RedactionCase)
+    return RedactionCase(
+        id=as_text(case.id),
+        file=as_text(case.file),
+        text=as_text(case.text),
+        entities=tuple(_entity(item) for item in as_items(case.entities)),
+        known_gaps=tuple(_entity(item) for item in as_items(case.known_gaps)),
+    )
+
+
+def _optional_count(value: object) -> int | None:
+    return None if value is None else _int(value, 1)
+
+
+def _option(value: object) -> tuple[str, str]:
+    if type(value) is not tuple or len(value) != 2:
+        raise invalid()
+    return as_text(value[0]), as_text(value[1])
+
+
+def _simplification(value: object) -> SimplificationCase:
+    case = _record(value, SimplificationCase)
+    return SimplificationCase(
+        id=as_text(case.id),
+        file=as_text(case.file),
+        text=as_text(case.text),
+        options=tuple(_option(item) for item in as_items(case.options)),
+        anchors=tuple(_anchor(item) for item in as_items(case.anchors)),
+        allowed_new_numbers=tuple(_number(item) for item in as_items(case.allowed_new_numbers)),
+        max_bullets=_optional_count(case.max_bullets),
+        max_words_per_bullet=_optional_count(case.max_words_per_bullet),
+    )
+
+
+def _retrieval_anchor(value: object) -> RetrievalAnchor:
+    anchor = _record(value, RetrievalAnchor)
+    kind = as_text(anchor.kind)
+    if kind == "minCount":
+        expected: str | int = _int(anchor.expected, 0)
+    elif kind in ("equals", "contains"):
+        expected = as_text(anchor.expected)
+    else:
+        raise invalid()
+    return RetrievalAnchor(as_text(anchor.field), kind, expected)
+
+
+def _retrieval(value: object) -> RetrievalCase:
+    case = _record(value, RetrievalCase)
+    return RetrievalCase(
+        id=as_text(case.id),
+        file=as_text(case.file),
+        record_id=as_text(case.record_id),
+        record_type=as_text(case.record_type),
+        require_fields=_texts(case.require_fields),
+        anchors=tuple(_retrieval_anchor(item) for item in as_items(case.anchors)),
+    )
+
+
 def _style(value: object) -> StyleItem:
     item = _record(value, StyleItem)
     target = item.target_expected
@@ -173,6 +242,9 @@ def checked_dataset(value: object) -> GoldDataset:
         fixture=None if fixture is None else tuple(_style(item) for item in as_items(fixture)),
         digest=as_text(dataset.digest),
         order=_texts(dataset.order),
+        redaction=tuple(_redaction(item) for item in as_items(dataset.redaction)),
+        simplification=tuple(_simplification(item) for item in as_items(dataset.simplification)),
+        retrieval=tuple(_retrieval(item) for item in as_items(dataset.retrieval)),
     )
 
 

@@ -13,6 +13,9 @@ SCORERS: tuple[str, ...] = (
     "claim-extraction",
     "verdict-accuracy",
     "grounding",
+    "redaction",
+    "simplification",
+    "retrieval",
 )
 """Scorer ids in run order."""
 
@@ -54,6 +57,9 @@ _CD = "citation-detection"
 _CE = "claim-extraction"
 _VA = "verdict-accuracy"
 _GR = "grounding"
+_RD = "redaction"
+_SI = "simplification"
+_RT = "retrieval"
 
 METRICS: tuple[MetricSpec, ...] = tuple(
     [
@@ -105,6 +111,30 @@ METRICS: tuple[MetricSpec, ...] = tuple(
         _m(_GR, "n_answerable", "count"),
         _m(_GR, "n_unanswerable", "count"),
         *_latency(_GR),
+        # issue 13: OpenGATE 0.9.0's names; leaks, missed anchors, fabricated numbers, contract
+        # violations and failed checks are named failures, the gate watches their counts too
+        _m(_RD, "n_cases", "count"),
+        _m(_RD, "n_entities", "count"),
+        _m(_RD, "recall", "rate", "higher", "yes"),
+        _m(_RD, "leaks", "count", "lower", "yes"),
+        _m(_RD, "over_redactions", "count"),
+        _m(_RD, "knownGap_open", "count"),
+        _m(_RD, "knownGap_closed", "count"),
+        _m(_RD, "mean_case_recall", "rate", "higher", "yes"),
+        *_latency(_RD),
+        _m(_SI, "n_cases", "count"),
+        _m(_SI, "n_anchors", "count"),
+        _m(_SI, "anchor_recall", "rate", "higher", "yes"),
+        _m(_SI, "dropped_facts", "count", "lower", "yes"),
+        _m(_SI, "fabricated_numbers", "count", "lower", "yes"),
+        _m(_SI, "contract_violations", "count", "lower", "yes"),
+        _m(_SI, "mean_grade", "grade"),
+        *_latency(_SI),
+        _m(_RT, "n_cases", "count"),
+        _m(_RT, "n_checks", "count"),
+        _m(_RT, "failed_checks", "count", "lower", "yes"),
+        _m(_RT, "fidelity", "rate", "higher", "yes"),
+        *_latency(_RT),
     ]
 )
 """Every metric a scorer can emit, in scorecard order."""

@@ -485,8 +485,9 @@ def render_html(card: Mapping[str, Any], history: Mapping[str, Sequence[tuple[st
         f"<tr><td>timestamp</td><td>{_e(card['timestamp'])}</td></tr>",
         f"<tr><td>dataset digest</td><td>{_e(str(card['dataset_digest'])[7:19])}</td></tr>",
         f"<tr><td>cases</td><td>{card['case_count']} ({cases.get('qa', 0)} qa, "
-        f"{cases.get('grounding', 0)} grounding, {sum((cases.get('ignored') or {}).values())} "
-        "ignored)</td></tr>",
+        f"{cases.get('grounding', 0)} grounding, {cases.get('redaction', 0)} redaction, "
+        f"{cases.get('simplification', 0)} simplification, {cases.get('retrieval', 0)} "
+        f"retrieval, {sum((cases.get('ignored') or {}).values())} ignored)</td></tr>",
         f"<tr><td>mode</td><td>{'online' if card['online'] else 'offline'}, repeats "
         f"{card['repeats']}</td></tr>",
         f"<tr><td>scorers</td><td>{n_pass} passed · {n_fail} failed · {n_skip} skipped</td></tr>",

@@ -1,5 +1,5 @@
 """The gold run sequence (gold-harness.md §9.2, §9.3) and the report of a saved scorecard
-(§9.10): options, dataset, adapter, the four scorers, scorecard, history, baseline and gate."""
+(§9.10): options, dataset, adapter, the seven scorers, scorecard, history, baseline and gate."""
 
 from __future__ import annotations
 
@@ -47,6 +47,9 @@ from citelens.gold.scorers import (
     score_citation_detection,
     score_claim_extraction,
     score_grounding,
+    score_redaction,
+    score_retrieval,
+    score_simplification,
     score_verdict_accuracy,
 )
 
@@ -310,6 +313,9 @@ def _execute_loaded(
             "total": dataset.case_count,
             "qa": len(dataset.qa),
             "grounding": len(dataset.grounding),
+            "redaction": len(dataset.redaction),
+            "simplification": len(dataset.simplification),
+            "retrieval": len(dataset.retrieval),
             "ignored": dict(dataset.ignored),
         },
         "case_count": dataset.case_count,
@@ -324,6 +330,9 @@ def _execute_loaded(
         lambda: score_claim_extraction(dataset, adapter, opts.online),
         lambda: score_verdict_accuracy(dataset, adapter, opts.online, opts.repeats),
         lambda: score_grounding(dataset, adapter, opts.online),
+        lambda: score_redaction(dataset, adapter, opts.online),
+        lambda: score_simplification(dataset, adapter, opts.online),
+        lambda: score_retrieval(dataset, adapter, opts.online),
     )
     for step in steps:
         result = step()

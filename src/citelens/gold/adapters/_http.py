@@ -17,6 +17,9 @@ _ENDPOINTS = (
     ("splitClaims", "split_claims"),
     ("analyzeBatch", "analyze_batch"),
     ("answer", "answer"),
+    ("redact", "redact"),
+    ("simplify", "simplify"),
+    ("fetchRecord", "fetch_record"),
 )
 _SUFFIX = ". Set CITELENS_HTTP_CONFIG or create citelens.http.json."
 
@@ -169,6 +172,15 @@ class HttpAdapter:
                 if isinstance(data.get(key), str):
                     return {"text": data[key]}
         return data
+
+    def _redact(self, text: str) -> Any:
+        return self.transport.post(self._base, self._paths["redact"], {"text": text})
+
+    def _simplify(self, payload: dict[str, Any]) -> Any:
+        return self.transport.post(self._base, self._paths["simplify"], payload)
+
+    def _fetch_record(self, payload: dict[str, Any]) -> Any:
+        return self.transport.post(self._base, self._paths["fetch_record"], payload)
 
     def reset_timing(self) -> None:
         """Start a new latency sample."""

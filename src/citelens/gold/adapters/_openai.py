@@ -19,6 +19,13 @@ __all__ = ["ABSTAIN_REPLY", "OpenAIAdapter"]
 ABSTAIN_REPLY = "The answer is not in the provided context."
 _FENCE = "```"
 _INFO = re.compile("[A-Za-z0-9_-]*")  # anchored by match(), no backtracking: linear
+# the options of a simplify request and the defaults of the case format when one is absent
+_SIMPLIFY_DEFAULTS = (
+    ("audience", "Adult"),
+    ("tone", "Informative"),
+    ("length", "Standard"),
+    ("language", "English"),
+)
 
 _DEFINITIONS = (
     "strong_support: a narrative sentence of the document states the claim, and the claim asks "
@@ -254,6 +261,93 @@ class OpenAIAdapter:
         )
         content, _usage = self._chat(system, user, json_mode=False)
         return trim_ws(content)
+
+    def _json_reply(self, system: str, user: str) -> Mapping[str, Any]:
+        # one fixed message for every unreadable reply (json's own names a position in it),
+        # raised outside the handler so that nothing is chained
+        content, _usage = self._chat(system, user, json_mode=True)
+        parsed: Any = None
+        try:
+            parsed = _parse_json_content(content)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, Mapping):
+            raise ValueError("unparsable model output")
+        return parsed
+
+    def redact(self, text: str) -> dict[str, Any]:
+        """Ask the model to replace every personal identifier with a ``[TYPE]`` tag and to list
+        what it removed; a reply not of that shape raises (a redaction failure)."""
+        system = "You de-identify clinical text. Reply with JSON only, no prose."
+        user = (
+            "Replace every personal identifier in the TEXT below (names of patients and "
+            "relatives, NHS and other ID numbers, dates of birth, phone numbers, emails, street "
+            "addresses, postcodes) with its type in square brackets, e.g. [PATIENT_NAME], "
+            "[NHS_NUMBER], [DATE_OF_BIRTH], [PHONE], [EMAIL], [STREET_ADDRESS], [POSTCODE]. "
+            "Change nothing else. Return JSON only: "
+            '{"text": "<the text with identifiers replaced>", "entities": [{"value": '
+            '"<identifier copied verbatim from the text>", "type": "<TYPE>"}]}\n\nTEXT:\n' + text
+        )
+        parsed = self._json_reply(system, user)
+        redacted = parsed.get("text")
+        entities = parsed.get("entities")
+        if entities is None:
+            entities = []
+        if not isinstance(redacted, str) or not isinstance(entities, list):
+            raise ValueError("unparsable model output")
+        out: list[dict[str, str]] = []
+        for item in entities:
+            value = item.get("value") if isinstance(item, Mapping) else None
+            kind = item.get("type") if isinstance(item, Mapping) else None
+            if not isinstance(value, str) or not isinstance(kind, str | None):
+                raise ValueError("unparsable model output")
+            out.append({"value": value, "type": kind or ""})
+        return {"text": redacted, "entities": out}
+
+    def simplify(self, payload: dict[str, Any]) -> dict[str, str]:
+        """Ask the model to rewrite the text for a patient, keeping every fact and number."""
+        text = payload.get("text") if isinstance(payload, Mapping) else None
+        if not isinstance(text, str):
+            raise ValueError("simplify payload has no text")
+        options = {
+            key: payload.get(key) if isinstance(payload.get(key), str) else default
+            for key, default in _SIMPLIFY_DEFAULTS
+        }
+        system = "You rewrite clinical text in plain language for patients. Reply with JSON only."
+        user = (
+            f"Rewrite the TEXT below for this audience: {options['audience']}; tone: "
+            f"{options['tone']}; length: {options['length']}; language: {options['language']}. "
+            "Keep every drug name, dose, test value and timeframe exactly; do not add any number "
+            "that is not in the text. When the length is Brief, write 2 or 3 bullet lines "
+            "starting with '- ', each under 20 words. Return JSON only: "
+            '{"text": "<the rewritten text>"}\n\nTEXT:\n' + text
+        )
+        parsed = self._json_reply(system, user)
+        simplified = parsed.get("text")
+        if not isinstance(simplified, str):
+            raise ValueError("unparsable model output")
+        return {"text": simplified}
+
+    def fetch_record(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Ask the model for the bibliographic record of an identifier, as JSON fields."""
+        record_id = payload.get("id") if isinstance(payload, Mapping) else None
+        if not isinstance(record_id, str):
+            raise ValueError("fetch_record payload has no id")
+        kind = payload.get("type")
+        system = "You return bibliographic records as JSON. Reply with JSON only, no prose."
+        user = (
+            "Return the record with the IDENTIFIER below "
+            f"(type: {kind if isinstance(kind, str) else 'pubmed'}). Copy fields verbatim from "
+            "the source record; never invent one. Return JSON only: "
+            '{"record": {"title": "<title>", "authors": ["<Surname Initials>"], "year": '
+            '"<year>", "journal": "<journal>", "abstract_sections": ["<section text>"]}}'
+            "\n\nIDENTIFIER:\n" + record_id
+        )
+        parsed = self._json_reply(system, user)
+        record = parsed.get("record")
+        if not isinstance(record, Mapping):
+            raise ValueError("unparsable model output")
+        return {"record": dict(record)}
 
     def reset_timing(self) -> None:
         """Start a new latency sample."""

@@ -6,21 +6,31 @@ a complete example of the adapter surface: module-level functions are the adapte
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
 import math
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from citelens.gold._citations import detect_citations
 from citelens.gold._grounding import neg_norm, numbers_in
 from citelens.gold._text import content, sentences, strip_markers, tokens
+from citelens.gold.adapters._redact import redact_text
+from citelens.gold.adapters._simplify import simplify_text
 
 __all__ = [
     "analyze_batch",
     "answer",
+    "fetch_record",
     "judge",
     "meta",
     "online_available",
     "online_config_hint",
+    "redact",
     "run_model",
+    "simplify",
     "split_claims",
 ]
 
@@ -55,6 +65,8 @@ _INTENSIFIERS: tuple[tuple[frozenset[str], tuple[str, ...], bool], ...] = (
 )
 _QUESTION_FILLER = frozenset({"many", "much", "long", "often"})
 _ABSTAIN = "The answer is not in the provided context."
+_RECORDS = Path(__file__).resolve().parent.parent / "data" / "records" / "records.json"
+_DEFAULT_RECORD_TYPE = "pubmed"  # as the retrieval case format defaults recordType
 
 
 def online_available() -> bool:
@@ -164,3 +176,52 @@ def answer(question: str, context: str) -> dict[str, str]:
     threshold = max(2, math.ceil(max(scores) / 2))
     chosen = [s for s, score in zip(parts, scores) if score >= threshold][:3]
     return {"text": " ".join(chosen)}
+
+
+def redact(text: str) -> dict[str, Any]:
+    """Regex redaction of common UK PII (NHS numbers, phone numbers, emails, postcodes, dates,
+    street addresses, titled patients' and named relatives' names): each match becomes
+    ``[TYPE]`` and is listed in ``entities`` as ``{value, type}``, in text order."""
+    if not isinstance(text, str):
+        raise TypeError("redact expects a string")
+    redacted, entities = redact_text(text)
+    return {"text": redacted, "entities": entities}
+
+
+def _option(payload: Mapping[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    if value is not None and not isinstance(value, str):
+        raise TypeError("simplify options must be strings")
+    return value
+
+
+def simplify(payload: dict[str, Any]) -> dict[str, str]:
+    """The sentences of ``payload["text"]`` that carry numbers, drug names or instructions,
+    shortened; three short bullets when ``payload["length"]`` is ``Brief``."""
+    if not isinstance(payload, Mapping) or not isinstance(payload.get("text"), str):
+        raise TypeError("simplify expects {text, audience?, tone?, length?, language?}")
+    return {"text": simplify_text(payload["text"], _option(payload, "length"))}
+
+
+@functools.cache
+def _records_text() -> str:
+    # read once per process; every call parses its own copy, so no caller shares mutable state
+    return _RECORDS.read_text(encoding="utf-8")
+
+
+def fetch_record(payload: dict[str, Any]) -> dict[str, Any]:
+    """The record ``payload["id"]`` of type ``payload.get("type", "pubmed")`` from the bundled
+    local record file; a ``LookupError`` when it holds no such record."""
+    if not isinstance(payload, Mapping) or not isinstance(payload.get("id"), str):
+        raise TypeError("fetch_record expects {id, type?}")
+    kind = payload.get("type")
+    if kind is None:
+        kind = _DEFAULT_RECORD_TYPE
+    if not isinstance(kind, str):
+        raise TypeError("fetch_record expects {id, type?}")
+    records = json.loads(_records_text())["records"]
+    by_id = records.get(kind)
+    record = by_id.get(payload["id"]) if isinstance(by_id, dict) else None
+    if not isinstance(record, dict):
+        raise LookupError("no local record with this id and type")
+    return {"record": copy.deepcopy(record)}

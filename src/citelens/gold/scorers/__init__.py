@@ -1,7 +1,8 @@
-"""The four gold scorers (gold-harness.md §6), one module each.
+"""The seven gold scorers (gold-harness.md §6, issue 13), one module each.
 
 :func:`run_scorers` runs them in the registry order: ``citation-detection`` (offline),
-``claim-extraction``, ``verdict-accuracy`` and ``grounding`` (online, through an adapter).
+``claim-extraction``, ``verdict-accuracy``, ``grounding``, ``redaction``, ``simplification`` and
+``retrieval`` (online, through an adapter).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from citelens.gold.scorers._api import (
     score_citation_detection,
     score_claim_extraction,
     score_grounding,
+    score_redaction,
+    score_retrieval,
+    score_simplification,
     score_verdict_accuracy,
 )
 
@@ -23,5 +27,8 @@ __all__ = [
     "score_citation_detection",
     "score_claim_extraction",
     "score_grounding",
+    "score_redaction",
+    "score_retrieval",
+    "score_simplification",
     "score_verdict_accuracy",
 ]

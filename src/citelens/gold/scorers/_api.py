@@ -1,4 +1,4 @@
-"""The four gold scorers in their fixed order (gold-harness.md §6), with their arguments
+"""The seven gold scorers in their fixed order (gold-harness.md §6, issue 13), with their arguments
 revalidated at this public boundary (:mod:`citelens.gold._records`): a hand-built or changed
 dataset, adapter record, flag or repeat count of the wrong kind is ``GoldError("gold input is
 invalid")``; an unexpected exception inside citelens is :class:`~citelens.errors.InternalError`."""
@@ -16,7 +16,14 @@ from citelens.gold._records import (
 )
 from citelens.gold._registry import SCORERS
 from citelens.gold._ws import normalise_label
-from citelens.gold.scorers import citation_detection, claim_extraction, grounding
+from citelens.gold.scorers import (
+    citation_detection,
+    claim_extraction,
+    grounding,
+    redaction,
+    retrieval,
+    simplification,
+)
 from citelens.gold.scorers import verdict_accuracy as _verdicts
 from citelens.gold.scorers._session import ScorerResult
 
@@ -27,6 +34,9 @@ __all__ = [
     "score_citation_detection",
     "score_claim_extraction",
     "score_grounding",
+    "score_redaction",
+    "score_retrieval",
+    "score_simplification",
     "score_verdict_accuracy",
 ]
 
@@ -70,10 +80,39 @@ def score_grounding(dataset: GoldDataset, adapter: LoadedAdapter, online: bool) 
     )
 
 
+def score_redaction(dataset: GoldDataset, adapter: LoadedAdapter, online: bool) -> ScorerResult:
+    """The adapter's ``redact`` against the redaction cases (issue 13)."""
+    return attempt(
+        lambda: redaction.score_redaction(
+            checked_dataset(dataset), checked_adapter(adapter), checked_online(online)
+        )
+    )
+
+
+def score_simplification(
+    dataset: GoldDataset, adapter: LoadedAdapter, online: bool
+) -> ScorerResult:
+    """The adapter's ``simplify`` against the simplification cases (issue 13)."""
+    return attempt(
+        lambda: simplification.score_simplification(
+            checked_dataset(dataset), checked_adapter(adapter), checked_online(online)
+        )
+    )
+
+
+def score_retrieval(dataset: GoldDataset, adapter: LoadedAdapter, online: bool) -> ScorerResult:
+    """The adapter's ``fetch_record`` against the retrieval cases (issue 13)."""
+    return attempt(
+        lambda: retrieval.score_retrieval(
+            checked_dataset(dataset), checked_adapter(adapter), checked_online(online)
+        )
+    )
+
+
 def run_scorers(
     dataset: GoldDataset, adapter: LoadedAdapter, online: bool, repeats: int = 1
 ) -> list[ScorerResult]:
-    """Run the four scorers in order; returns one entry per scorer.
+    """Run the seven scorers in order; returns one entry per scorer.
 
     Adapter errors are scorer failures (gold-harness.md §6.0); an unexpected exception inside
     citelens raises :class:`~citelens.errors.InternalError`.
@@ -89,6 +128,9 @@ def run_scorers(
             claim_extraction.score_claim_extraction(data, loaded, flag),
             _verdicts.score_verdict_accuracy(data, loaded, flag, count),
             grounding.score_grounding(data, loaded, flag),
+            redaction.score_redaction(data, loaded, flag),
+            simplification.score_simplification(data, loaded, flag),
+            retrieval.score_retrieval(data, loaded, flag),
         ]
         if [r.id for r in results] != list(SCORERS):
             raise AssertionError  # the registry and this list disagree: a citelens bug
