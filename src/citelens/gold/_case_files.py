@@ -22,6 +22,7 @@ from citelens.gold._cases import (
 
 __all__ = ["Problems", "nonempty_str", "parse_fixture", "parse_grounding", "parse_json", "parse_qa"]
 
+
 def _gold_key(value: object) -> CitationKey | None:
     """Canonical key of a gold-data citation key, or ``None`` when it is invalid."""
     if isinstance(value, bool):
