@@ -44,7 +44,7 @@ def test_offline_console_layout(capsys: pytest.CaptureFixture[str]) -> None:
     lines = out.split("\n")
     assert lines[0] == ""
     assert lines[1].startswith(
-        "citelens gold — 16 case(s), online=false, adapter=lexical, model=lexical-1, sha="
+        "citelens gold — 19 case(s), online=false, adapter=lexical, model=lexical-1, sha="
     )
     assert lines[1].endswith(", repeats=1")
     assert lines[2] == ""
@@ -153,7 +153,8 @@ def test_dataset_and_adapter_diagnostics(
     )
     assert err.endswith("See the adapter section of the citelens gold contract.\n")
     code, out, _ = _gold(capsys, "validate")
-    assert (code, out) == (0, "ok: 16 case(s) (12 qa, 4 grounding, 0 ignored)\n")
+    expected = "ok: 19 case(s) (12 qa, 4 grounding, 1 redaction, 1 simplification, 1 retrieval, "
+    assert (code, out) == (0, expected + "0 ignored)\n")
     code, out, _ = _gold(capsys, "validate", "--adapter", "lexical")
     assert code == 0
 

@@ -234,7 +234,9 @@ def test_record_properties() -> None:
     assert gold.ScorerResult("x", "offline", _hostile).ran is False
     assert gold.ScorerResult("x", "offline", "failed").ran is True
     _invalid(lambda: dataclasses.replace(_DATASET, qa=_any).case_count)
-    assert _DATASET.case_count == len(_DATASET.qa) + len(_DATASET.grounding)  # none ignored
+    kinds = (_DATASET.qa, _DATASET.grounding, _DATASET.redaction)
+    kinds += (_DATASET.simplification, _DATASET.retrieval)
+    assert _DATASET.case_count == sum(len(cases) for cases in kinds)  # none ignored
 
 
 def test_mean_of_values_whose_sum_overflows() -> None:

@@ -142,9 +142,20 @@ def test_bundled_sample_offline_ci_and_online(tmp_path: pathlib.Path) -> None:
     assert _run(tmp_path, ci=True).exit_code == 0
     outcome = _run(tmp_path, online=True, ci=True)
     assert outcome.exit_code == 0
-    # the bundled sample has no redaction, simplification or retrieval case (issue 13)
+    # the bundled sample has one redaction, simplification and retrieval case each (issue 13):
+    # the lexical reference system passes all seven scorers
     statuses = [(r["status"], r.get("skip_code")) for r in outcome.scorecard["results"]]
-    assert statuses == [("passed", None)] * 4 + [("skipped", "no_cases")] * 3
+    assert statuses == [("passed", None)] * 7
+    redaction = _entry(outcome.scorecard, "redaction")["metrics"]
+    # 7 gold entities, none left; the hospital number is the one open known gap
+    assert (redaction["n_entities"], redaction["leaks"], redaction["recall"]) == (7, 0, 1.0)
+    assert (redaction["knownGap_open"], redaction["knownGap_closed"]) == (1, 0)
+    simplification = _entry(outcome.scorecard, "simplification")["metrics"]
+    assert (simplification["n_anchors"], simplification["anchor_recall"]) == (5, 1.0)
+    assert simplification["fabricated_numbers"] == 0
+    retrieval = _entry(outcome.scorecard, "retrieval")["metrics"]
+    # 5 anchors + 3 required fields = 8 checks, none failed
+    assert (retrieval["n_checks"], retrieval["failed_checks"], retrieval["fidelity"]) == (8, 0, 1.0)
     samples = _run(tmp_path / "s", datasets=SAMPLES, online=True, ci=True)
     assert samples.exit_code == 0
 

@@ -170,7 +170,8 @@ def _validate(args: argparse.Namespace) -> int:
     ds = check.dataset
     sys.stdout.write(
         f"ok: {ds.case_count} case(s) ({len(ds.qa)} qa, {len(ds.grounding)} grounding, "
-        f"{sum(ds.ignored.values())} ignored)\n"
+        f"{len(ds.redaction)} redaction, {len(ds.simplification)} simplification, "
+        f"{len(ds.retrieval)} retrieval, {sum(ds.ignored.values())} ignored)\n"
     )
     return 0
 
