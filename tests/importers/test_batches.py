@@ -11,7 +11,7 @@ import pytest
 
 from citelens.errors import CitationImportError
 from citelens.importers import import_exchanges
-from citelens.importers._lines import frame_batches, line_batches, read_lines
+from citelens.importers._lines import frame_batches, line_batches, lines_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = {
@@ -23,6 +23,11 @@ FILES = {
     "alce": "alce/result-items.jsonl",
     "longbench-cite": "longbench-cite/predictions.jsonl",
 }
+
+
+def read_lines(path: Path, fmt: str, *, block_bytes: int | None = None) -> pl.DataFrame:
+    """Every line of the file in one frame, as the importer's batches give them."""
+    return lines_of(pl.concat(list(line_batches(path, fmt, block_bytes=block_bytes))), fmt)
 
 
 def _tiny_batches(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,12 @@ import pytest
 
 from citelens.errors import CitationImportError
 from citelens.importers import import_exchanges
-from citelens.importers._lines import frame_lines, read_lines
+from citelens.importers._lines import frame_lines, line_batches, lines_of
+
+
+def read_lines(path: Path, fmt: str, *, block_bytes: int | None = None) -> pl.DataFrame:
+    """Every line of the file in one frame, as the importer's batches give them."""
+    return lines_of(pl.concat(list(line_batches(path, fmt, block_bytes=block_bytes))), fmt)
 
 
 def _refusal(path: object) -> CitationImportError:

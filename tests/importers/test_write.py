@@ -60,7 +60,7 @@ def test_a_streamed_import_writes_the_same_rows(
     assert summary.exchanges == 5
     assert dict(summary.rows) == {"claims": 7, "evidence": 10, "citations": 10, "sources": 7}
     assert [p.name for p in summary.paths] == [p.name for p in whole]
-    # one batch: one row group, the same bytes as the whole tables written at once
+    # one batch: one row group, the same bytes as write_corpus of the whole tables
     for streamed, written in zip(summary.paths, whole, strict=True):
         assert streamed.read_bytes() == written.read_bytes()
     # a batch per line: the same rows in one row group per batch, the same bytes again

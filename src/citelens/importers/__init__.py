@@ -131,17 +131,7 @@ def import_exchanges(fmt: str, source: object) -> ImportTables:
     (String, one JSON object per row), or a list of JSON strings (line ``i + 1`` each).
     Raises :class:`~citelens.errors.CitationImportError`."""
 
-    return counted_import(fmt, source)[1]
-
-
-def counted_import(fmt: str, source: object) -> tuple[int, ImportTables]:
-    """:func:`import_exchanges` with the number of exchanges (non-blank lines) read."""
-
-    def run() -> tuple[int, ImportTables]:
-        counted = _Counted()
-        return counted.exchanges, ImportTables.concat(list(_converted(fmt, source, counted)))
-
-    return attempt(run)
+    return attempt(lambda: ImportTables.concat(list(_converted(fmt, source, _Counted()))))
 
 
 @dataclass

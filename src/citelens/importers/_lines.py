@@ -1,13 +1,13 @@
 """The lines of a JSON Lines file of exchanges, read by the readers' rules (issue 12).
 
-:func:`read_lines` returns one row per non-blank line: ``_line`` (its 1-based number in the
-file, blank lines counted) and ``raw`` (its text). The file is read block by block by the same
-code as the corpus JSON Lines reader (:mod:`citelens.io._jsonl_blocks`): a ``.gz``/``.zst``
-name is decompressed as a stream under the decompressed bound, a leading BOM is dropped, every
-block is pre-scanned (:class:`citelens.io.JsonScan`: a line at most 64 MiB, nesting at most 32
-levels, brackets and strings closed on their line) before anything parses it. A plain file may
-hold at most 1 GiB. Memory follows the lines kept (the file's text once, as Polars strings),
-never a Python object per line.
+:func:`line_batches` yields the non-blank lines in batches, one row per line: ``_line`` (its
+1-based number in the file, blank lines counted) and ``raw`` (its text). The file is read
+block by block by the same code as the corpus JSON Lines reader
+(:mod:`citelens.io._jsonl_blocks`): a ``.gz``/``.zst`` name is decompressed as a stream under
+the decompressed bound, a leading BOM is dropped, every block is pre-scanned
+(:class:`citelens.io.JsonScan`: a line at most 64 MiB, nesting at most 32 levels, brackets
+and strings closed on their line) before anything parses it. A plain file may hold at most
+1 GiB. Memory follows the lines of a batch (as Polars strings), never a Python object per line.
 
 Then, with whole-column operations:
 
@@ -51,7 +51,6 @@ __all__ = [
     "frame_lines",
     "line_batches",
     "lines_of",
-    "read_lines",
     "unreadable",
 ]
 
@@ -167,11 +166,6 @@ def frame_batches(lines: pl.DataFrame, batch_bytes: int | None = None) -> Iterat
     for count in counts or [0]:
         yield lines.slice(start, count)
         start += count
-
-
-def read_lines(path: object, fmt: str, *, block_bytes: int | None = None) -> pl.DataFrame:
-    """All the lines of :func:`line_batches` in one frame, checked by :func:`lines_of`."""
-    return lines_of(pl.concat(list(line_batches(path, fmt, block_bytes=block_bytes))), fmt)
 
 
 def lines_of(frame: pl.DataFrame, fmt: str) -> pl.DataFrame:

@@ -125,18 +125,5 @@ def write_corpus(tables: ImportTables, out_dir: object, *, mkdir: bool = False) 
     (category ``io``)."""
     if not isinstance(tables, ImportTables):
         raise CitationImportError("tables must be an ImportTables", "policy")
-    directory = _directory(out_dir, mkdir)
-    arrow = {role: _arrow(role, tables) for role in FILES}  # converted before any file opens
-    failed = False
-    written: list[Path] = []
-    try:
-        with StagedFiles() as staged:
-            for role, name in FILES.items():
-                handle = staged.open(directory / name, private=role == "sources")
-                pq.write_table(arrow[role], handle, compression="zstd")
-            written = staged.commit()
-    except (WriteFailure, *WRITE_ERRORS):
-        failed = True
-    if failed:
-        raise CitationImportError(_WRITE_ERROR, "io")
-    return written
+    # one batch: ParquetWriter writes the bytes pq.write_table would (one row group per file)
+    return write_batches([tables], out_dir, mkdir=mkdir)
